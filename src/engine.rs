@@ -1,0 +1,531 @@
+//! The controller: owns the game state, the options and the threads.
+//!
+//! ```text
+//! stdin ─► reader thread ─(Command)─► controller ─(Job)─► search worker ─► stdout
+//!            sets `stop` at once          │ answers isready, d, eval    prints info/bestmove
+//!                                         ◄──────────(Done)─────────────┘
+//! ```
+//! The reader thread owns stdin; the worker lives for the whole process and waits for jobs.
+//! Only whole lines are written to stdout (each under the stdout lock), so they never
+//! interleave. A command that needs the worker idle (`go`, `position`, `ucinewgame`,
+//! `setoption`) stops a running search first and waits for its `bestmove`.
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, select, unbounded};
+use shakmaty::{CastlingMode, Color, Position as _, Square};
+
+use crate::position::Position;
+use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, Searcher, SharedFlags};
+use crate::time::{Clock, TimeManager};
+use crate::tt::TranspositionTable;
+use crate::uci::{self, Command, Go, Start};
+
+/// Writes one line to stdout and flushes it.
+pub fn emit(line: &str) {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    let _ = writeln!(lock, "{line}");
+    let _ = lock.flush();
+}
+
+/// The options a GUI can set.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead: u64,
+    pub ponder: bool,
+    pub chess960: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead: 10,
+            ponder: false,
+            chess960: false,
+        }
+    }
+}
+
+/// Work for the search thread.
+enum Job {
+    Search {
+        root: Position,
+        history: Vec<u64>,
+        limits: Limits,
+        time: TimeManager,
+        tt: Arc<TranspositionTable>,
+        mode: CastlingMode,
+    },
+    Perft {
+        root: Position,
+        depth: u32,
+        mode: CastlingMode,
+    },
+    Bench(i32),
+    NewGame,
+}
+
+/// Prints the search's progress as UCI `info` lines.
+struct UciReporter {
+    mode: CastlingMode,
+}
+
+impl Reporter for UciReporter {
+    fn iteration(&mut self, info: &IterationInfo) {
+        emit(&uci::info_line(info, self.mode));
+    }
+
+    fn current_move(&mut self, depth: i32, mv: shakmaty::Move, number: usize) {
+        emit(&uci::currmove_line(depth, mv, number, self.mode));
+    }
+}
+
+fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
+    let mut searcher = Searcher::new(Arc::new(TranspositionTable::new(1)), flags);
+    for job in jobs {
+        match job {
+            Job::Search {
+                root,
+                history,
+                limits,
+                time,
+                tt,
+                mode,
+            } => {
+                searcher.set_tt(tt);
+                let mut reporter = UciReporter { mode };
+                let result = searcher.search(&root, &history, limits, time, &mut reporter);
+                emit(&uci::bestmove(result.best, result.ponder, mode));
+            }
+            Job::Perft { root, depth, mode } => {
+                let stdout = std::io::stdout();
+                crate::perft::divide(root.chess(), depth, mode, &mut stdout.lock());
+            }
+            Job::Bench(depth) => {
+                let stdout = std::io::stdout();
+                crate::bench::run(depth, &mut stdout.lock());
+            }
+            Job::NewGame => searcher.new_game(),
+        }
+        if done.send(()).is_err() {
+            break;
+        }
+    }
+}
+
+/// The controller's state.
+pub struct Engine {
+    root: Position,
+    /// Keys of the game positions before `root` (for repetition detection).
+    history: Vec<u64>,
+    mode: CastlingMode,
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    flags: Arc<SharedFlags>,
+    jobs: Sender<Job>,
+    done: Receiver<()>,
+    busy: bool,
+    debug: bool,
+}
+
+impl Engine {
+    /// Starts the search worker.
+    pub fn new(flags: Arc<SharedFlags>) -> Engine {
+        let (jobs_tx, jobs_rx) = unbounded();
+        let (done_tx, done_rx) = unbounded();
+        let worker_flags = flags.clone();
+        thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || worker(jobs_rx, done_tx, worker_flags))
+            .expect("cannot start the search thread");
+        let options = Options::default();
+        Engine {
+            root: Position::default(),
+            history: Vec::new(),
+            mode: CastlingMode::Standard,
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            options,
+            flags,
+            jobs: jobs_tx,
+            done: done_rx,
+            busy: false,
+            debug: false,
+        }
+    }
+
+    /// Reads commands from stdin until `quit` or the end of input.
+    pub fn run(mut self) {
+        let (cmd_tx, cmd_rx) = unbounded::<Command>();
+        let reader_flags = self.flags.clone();
+        thread::Builder::new()
+            .name("stdin".into())
+            .spawn(move || read_stdin(cmd_tx, reader_flags))
+            .expect("cannot start the input thread");
+        loop {
+            select! {
+                recv(cmd_rx) -> cmd => match cmd {
+                    Ok(Command::Quit) | Err(_) => break,
+                    Ok(cmd) => self.handle(cmd),
+                },
+                recv(self.done) -> _ => self.busy = false,
+            }
+        }
+        self.quit();
+    }
+
+    fn quit(&mut self) {
+        self.flags.stop.store(true, Ordering::SeqCst);
+        self.flags.pondering.store(false, Ordering::SeqCst);
+        // Give a running search a moment to print its bestmove, but never hang on it.
+        if self.busy {
+            let _ = self.done.recv_timeout(Duration::from_millis(500));
+        }
+        let _ = std::io::stdout().flush();
+    }
+
+    /// Stops a running search and waits until the worker is idle (its bestmove printed).
+    fn wait_idle(&mut self) {
+        if self.busy {
+            self.flags.stop.store(true, Ordering::SeqCst);
+            self.flags.pondering.store(false, Ordering::SeqCst);
+            let _ = self.done.recv();
+            self.busy = false;
+        }
+    }
+
+    /// Applies one command.
+    pub fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Uci => {
+                for line in uci::uci_banner() {
+                    emit(&line);
+                }
+            }
+            Command::IsReady => emit(&uci::readyok()),
+            Command::Debug(on) => self.debug = on,
+            Command::Register => emit(&uci::info_string("no registration needed")),
+            Command::Empty => {}
+            Command::Invalid(msg) => emit(&uci::info_string(&msg)),
+            Command::Stop => {
+                // The reader raised the flag already, but a `go` queued before this `stop`
+                // has cleared it since: raise it again. Without a search it has no effect
+                // (the next search clears it).
+                if self.busy {
+                    self.flags.stop.store(true, Ordering::SeqCst);
+                    self.flags.pondering.store(false, Ordering::SeqCst);
+                }
+            }
+            Command::PonderHit => self.flags.pondering.store(false, Ordering::SeqCst),
+            Command::Quit => {}
+            Command::UciNewGame => {
+                self.wait_idle();
+                self.tt.clear();
+                self.send(Job::NewGame);
+                self.wait_idle();
+            }
+            Command::SetOption { name, value } => {
+                self.wait_idle();
+                self.set_option(&name, value.as_deref());
+            }
+            Command::Position { start, moves } => {
+                self.wait_idle();
+                self.set_position(start, &moves);
+            }
+            Command::Go(go) => {
+                self.wait_idle();
+                self.go(go);
+            }
+            Command::Display => self.display(),
+            Command::Eval => emit(crate::eval::trace(self.root.chess()).trim_end()),
+            Command::Bench(depth) => {
+                self.wait_idle();
+                let depth = depth.map_or(crate::bench::DEFAULT_DEPTH, |d| d.clamp(1, 64) as i32);
+                self.send(Job::Bench(depth));
+            }
+            Command::Perft(depth) => {
+                self.wait_idle();
+                self.perft(depth);
+            }
+        }
+    }
+
+    fn send(&mut self, job: Job) {
+        self.busy = true;
+        if self.jobs.send(job).is_err() {
+            self.busy = false;
+        }
+    }
+
+    fn perft(&mut self, depth: u64) {
+        let depth = depth.min(20) as u32;
+        self.send(Job::Perft {
+            root: self.root.clone(),
+            depth,
+            mode: self.mode,
+        });
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let key = name.to_ascii_lowercase();
+        let number = |min: i64, max: i64| -> Option<i64> {
+            let raw = value?;
+            let parsed = match raw.parse::<i64>() {
+                Ok(v) => v,
+                // Beyond 64 bits: the nearest end of the range.
+                Err(_) if raw.trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) && !raw.is_empty() => {
+                    if raw.starts_with('-') { i64::MIN } else { i64::MAX }
+                }
+                Err(_) => {
+                    emit(&uci::info_string(&format!("option {name}: '{raw}' is not a number; unchanged")));
+                    return None;
+                }
+            };
+            let clamped = parsed.clamp(min, max);
+            if clamped != parsed {
+                emit(&uci::info_string(&format!(
+                    "option {name}: {raw} is out of range {min}..{max}; using {clamped}"
+                )));
+            }
+            Some(clamped)
+        };
+        let boolean = || -> Option<bool> {
+            match value.map(|v| v.to_ascii_lowercase()) {
+                Some(v) if v == "true" => Some(true),
+                Some(v) if v == "false" => Some(false),
+                _ => {
+                    emit(&uci::info_string(&format!("option {name} takes true or false; unchanged")));
+                    None
+                }
+            }
+        };
+        match key.as_str() {
+            "hash" => {
+                if let Some(mb) = number(1, 65536) {
+                    // Drop the old table first so both never exist at once.
+                    self.tt = Arc::new(TranspositionTable::new(1));
+                    self.tt = Arc::new(TranspositionTable::new(mb as usize));
+                    self.options.hash_mb = mb as usize;
+                    let used = self.tt.size_mb();
+                    emit(&uci::info_string(&format!("hash table {used} MB")));
+                }
+            }
+            "clear hash" => {
+                self.tt.clear();
+                emit(&uci::info_string("hash table cleared"));
+            }
+            "threads" => {
+                if let Some(n) = number(1, 1024) {
+                    self.options.threads = n as usize;
+                    if n > 1 {
+                        emit(&uci::info_string("Threads accepted; this version searches with 1 thread"));
+                    }
+                }
+            }
+            "multipv" => {
+                if let Some(n) = number(1, 256) {
+                    self.options.multipv = n as usize;
+                }
+            }
+            "move overhead" => {
+                if let Some(n) = number(0, 5000) {
+                    self.options.move_overhead = n as u64;
+                }
+            }
+            "ponder" => {
+                if let Some(b) = boolean() {
+                    self.options.ponder = b;
+                }
+            }
+            "uci_chess960" => {
+                if let Some(b) = boolean() {
+                    self.options.chess960 = b;
+                    self.mode = if b { CastlingMode::Chess960 } else { CastlingMode::Standard };
+                    // Re-read the current position in the new mode (castling notation changes).
+                    if let Ok(p) = Position::from_fen(&self.root.fen(), self.mode) {
+                        self.root = p;
+                    }
+                }
+            }
+            _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
+        }
+    }
+
+    fn set_position(&mut self, start: Start, moves: &[String]) {
+        let preferred = if self.options.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+        let (mut pos, mode) = match start {
+            Start::StartPos => (Position::default(), preferred),
+            Start::Fen(fen) => match Position::from_fen(&fen, preferred) {
+                Ok(p) => (p, preferred),
+                // A Chess960 FEN without UCI_Chess960: read it as Chess960 anyway.
+                Err(e) => match Position::from_fen(&fen, CastlingMode::Chess960) {
+                    Ok(p) => (p, CastlingMode::Chess960),
+                    Err(_) => {
+                        emit(&uci::info_string(&format!("{e}: '{fen}'; position unchanged")));
+                        return;
+                    }
+                },
+            },
+        };
+        let mut history = Vec::with_capacity(moves.len() + 1);
+        for text in moves {
+            // Moves are read in both notations (e1g1 and e1h1) whatever the mode.
+            let m = pos.parse_uci_move(text).or_else(|| {
+                let as960 = Position::from_fen(&pos.fen(), CastlingMode::Chess960).ok()?;
+                as960.parse_uci_move(text).filter(|m| m.is_castle())
+            });
+            let Some(m) = m else {
+                emit(&uci::info_string(&format!(
+                    "illegal or unreadable move '{}' in position command; position unchanged",
+                    text.chars().take(20).collect::<String>()
+                )));
+                return;
+            };
+            history.push(pos.key());
+            // Positions before an irreversible move can never repeat: forget them.
+            if crate::position::Position::is_zeroing(m) {
+                history.clear();
+            }
+            pos = pos.play(m);
+        }
+        self.root = pos;
+        self.history = history;
+        self.mode = mode;
+    }
+
+    fn go(&mut self, go: Go) {
+        for p in &go.problems {
+            emit(&uci::info_string(&format!("go: {p}")));
+        }
+        if let Some(depth) = go.perft {
+            self.perft(depth);
+            return;
+        }
+        let white = self.root.turn() == Color::White;
+        let (mut time, mut inc) = if white { (go.wtime, go.winc) } else { (go.btime, go.binc) };
+        if time.is_none() {
+            // Only the opponent's clock was sent (a GUI bug): assume equal clocks.
+            time = if white { go.btime } else { go.wtime };
+            inc = inc.or(if white { go.binc } else { go.winc });
+        }
+        if time.is_some_and(|t| t < 0) || go.movetime.is_some_and(|t| t < 0) {
+            emit(&uci::info_string("go: negative time read as 0"));
+        }
+        let mut movestogo = go.movestogo;
+        if movestogo == Some(0) {
+            emit(&uci::info_string("go: movestogo 0 ignored"));
+            movestogo = None;
+        }
+        let clock = Clock {
+            time,
+            inc,
+            movestogo,
+            movetime: go.movetime,
+            overhead: self.options.move_overhead,
+        };
+        let timed = time.is_some() || go.movetime.is_some();
+        let limits = Limits {
+            depth: go.depth.map(|d| d.clamp(1, MAX_PLY as u64 - 1) as i32),
+            nodes: go.nodes,
+            mate: go.mate.map(|m| m.min(MAX_PLY as u64) as i32),
+            // A bare `go` searches until `stop`.
+            infinite: go.infinite
+                || (!timed && go.depth.is_none() && go.nodes.is_none() && go.mate.is_none()),
+            searchmoves: go
+                .searchmoves
+                .iter()
+                .filter_map(|t| {
+                    let m = self.root.parse_uci_move(t);
+                    if m.is_none() {
+                        emit(&uci::info_string(&format!("searchmoves: '{t}' is not legal here; ignored")));
+                    }
+                    m
+                })
+                .collect(),
+            multipv: self.options.multipv,
+        };
+        self.flags.stop.store(false, Ordering::SeqCst);
+        self.flags.pondering.store(go.ponder, Ordering::SeqCst);
+        let job = Job::Search {
+            root: self.root.clone(),
+            history: self.history.clone(),
+            limits,
+            time: TimeManager::new(clock),
+            tt: self.tt.clone(),
+            mode: self.mode,
+        };
+        self.send(job);
+    }
+
+    fn display(&self) {
+        let board = self.root.chess().board();
+        let mut lines = vec![" +---+---+---+---+---+---+---+---+".to_string()];
+        for rank in (0..8).rev() {
+            let mut row = String::from(" |");
+            for file in 0..8 {
+                let sq = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+                let c = board.piece_at(sq).map_or(' ', |p| p.char());
+                row.push_str(&format!(" {c} |"));
+            }
+            row.push_str(&format!(" {}", rank + 1));
+            lines.push(row);
+            lines.push(" +---+---+---+---+---+---+---+---+".to_string());
+        }
+        lines.push("   a   b   c   d   e   f   g   h".to_string());
+        lines.push(String::new());
+        let fen = shakmaty::fen::Fen::from_position(self.root.chess(), shakmaty::EnPassantMode::Legal);
+        lines.push(format!("Fen: {fen}"));
+        lines.push(format!("Key: {:016X}", self.root.key()));
+        let checkers: Vec<String> = self.root.chess().checkers().into_iter().map(|s| s.to_string()).collect();
+        lines.push(format!("Checkers: {}", checkers.join(" ")));
+        let castling = if self.mode == CastlingMode::Chess960 { "Chess960" } else { "standard" };
+        lines.push(format!("Castling notation: {castling}"));
+        for l in lines {
+            emit(&l);
+        }
+    }
+}
+
+/// The input thread: reads lines, parses them and forwards them; raises the stop flag at once
+/// on `stop` and `quit` so the search reacts without waiting for the controller.
+fn read_stdin(commands: Sender<Command>, flags: Arc<SharedFlags>) {
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match lock.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // Invalid UTF-8 is replaced rather than rejected: the line is still parsed.
+        let line = String::from_utf8_lossy(&buf);
+        let cmd = uci::parse(&line);
+        match cmd {
+            Command::Stop => flags.stop.store(true, Ordering::SeqCst),
+            Command::Quit => {
+                flags.stop.store(true, Ordering::SeqCst);
+                flags.pondering.store(false, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+        let quit = cmd == Command::Quit;
+        if commands.send(cmd).is_err() || quit {
+            return;
+        }
+    }
+    // End of input: quit.
+    flags.stop.store(true, Ordering::SeqCst);
+    let _ = commands.send(Command::Quit);
+}

@@ -1,0 +1,20 @@
+//! Scout: a UCI chess engine built on shakmaty's bitboard move generation.
+//!
+//! One module per concern; `main.rs` only dispatches command-line arguments.
+
+pub mod bench;
+pub mod engine;
+pub mod eval;
+pub mod movepick;
+pub mod perft;
+pub mod position;
+pub mod search;
+pub mod see;
+pub mod time;
+pub mod tt;
+pub mod uci;
+
+/// The engine's name and version as announced by `id name`.
+pub const NAME: &str = concat!("Scout ", env!("CARGO_PKG_VERSION"));
+/// The engine's authors as announced by `id author`.
+pub const AUTHOR: &str = "the Scout developers";

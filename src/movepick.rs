@@ -1,0 +1,294 @@
+//! Move ordering over shakmaty's legal move list.
+//!
+//! The main search tries the transposition-table move first, before any generation (it is
+//! checked for legality with `is_legal`, which only generates moves to one square). Then the
+//! full legal list is generated once and picked in order of a score: winning captures and
+//! queen promotions (MVV-LVA plus capture history), killers, the countermove, quiets by
+//! history, and losing captures (by SEE) last. Quiescence uses captures and queen promotions
+//! only, or every evasion when in check.
+
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
+
+use crate::search::history::Histories;
+use crate::see;
+
+/// Packs a move into 16 bits: from (6) | to (6) | promotion role (3). Castling is encoded
+/// king-to-rook, as shakmaty represents it. 0 means "no move".
+pub fn encode(m: Move) -> u16 {
+    let (from, to) = match m {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+        Move::Castle { king, rook } => (king, rook),
+        Move::Put { to, .. } => (to, to),
+    };
+    let promo = m.promotion().map_or(0, |r| r as u16);
+    (from as u16) | ((to as u16) << 6) | (promo << 12)
+}
+
+/// Rebuilds the move encoded by `code` in `pos`, if it is legal there.
+pub fn decode(pos: &Chess, code: u16) -> Option<Move> {
+    if code == 0 {
+        return None;
+    }
+    let from = Square::new((code & 63) as u32);
+    let to = Square::new(((code >> 6) & 63) as u32);
+    let board = pos.board();
+    let us = pos.turn();
+    let piece = board.piece_at(from)?;
+    if piece.color != us {
+        return None;
+    }
+    let promotion = match code >> 12 {
+        0 => None,
+        r => Some(Role::try_from(r as u8).ok()?),
+    };
+    let target = board.piece_at(to);
+    let m = match (piece.role, target) {
+        (Role::King, Some(t)) if t.color == us && t.role == Role::Rook => {
+            Move::Castle { king: from, rook: to }
+        }
+        (Role::Pawn, None) if from.file() != to.file() => Move::EnPassant { from, to },
+        (_, Some(t)) if t.color == us => return None,
+        (role, _) => Move::Normal {
+            role,
+            from,
+            capture: target.map(|t| t.role),
+            to,
+            promotion,
+        },
+    };
+    pos.is_legal(m).then_some(m)
+}
+
+/// Is the move a capture or a promotion (a "noisy" move, searched in quiescence)?
+#[inline]
+pub fn is_noisy(m: Move) -> bool {
+    m.is_capture() || m.is_promotion()
+}
+
+/// Index 0..12 of the moving piece (colour and role) for history tables.
+#[inline]
+pub fn piece_index(color: Color, role: Role) -> usize {
+    (color as usize) * 6 + role as usize - 1
+}
+
+/// Destination square used for history (castling: the king's target square is not needed;
+/// the rook square identifies the move uniquely).
+#[inline]
+pub fn to_square(m: Move) -> Square {
+    match m {
+        Move::Castle { rook, .. } => rook,
+        _ => m.to(),
+    }
+}
+
+const GOOD_NOISY: i32 = 2_000_000;
+const KILLER_1: i32 = 1_000_000;
+const KILLER_2: i32 = 999_000;
+const COUNTER: i32 = 998_000;
+const BAD_NOISY: i32 = -2_000_000;
+
+/// Most-valuable-victim, least-valuable-attacker base score of a noisy move.
+#[inline]
+fn mvv_lva(m: Move) -> i32 {
+    let victim = see::captured(m).map_or(0, see::value);
+    let promo = m.promotion().map_or(0, |r| see::value(r));
+    8 * (victim + promo) - see::value(m.role()) / 16
+}
+
+/// Everything the ordering needs to know about the node besides the position.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OrderingContext {
+    pub killers: [Option<Move>; 2],
+    pub counter: Option<Move>,
+    /// Continuation-history keys (piece index, to-square) of the moves 1 and 2 plies back.
+    pub cont: [Option<(usize, Square)>; 2],
+}
+
+/// Stages of the main-search picker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    TtMove,
+    Generate,
+    Pick,
+}
+
+/// Yields legal moves best first; see the module comment for the order.
+#[derive(Debug)]
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Option<Move>,
+    moves: MoveList,
+    scores: [i32; 256],
+    next: usize,
+    quiescence: bool,
+    ctx: OrderingContext,
+}
+
+impl MovePicker {
+    /// The picker for the main search. `tt_move` must already be checked legal (`decode`).
+    pub fn new(tt_move: Option<Move>, ctx: OrderingContext) -> MovePicker {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            moves: MoveList::new(),
+            scores: [0; 256],
+            next: 0,
+            quiescence: false,
+            ctx,
+        }
+    }
+
+    /// The picker for quiescence: noisy moves only unless in check (then every evasion).
+    pub fn quiescence(tt_move: Option<Move>) -> MovePicker {
+        MovePicker {
+            quiescence: true,
+            ..MovePicker::new(tt_move, OrderingContext::default())
+        }
+    }
+
+    /// The next move, or `None` when all are exhausted. The score of the move is returned
+    /// too: a negative score means a losing capture (used for pruning decisions).
+    pub fn next(&mut self, pos: &Chess, hist: &Histories) -> Option<(Move, i32)> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::Generate;
+                    if let Some(m) = self.tt_move {
+                        if !self.quiescence || pos.is_check() || is_noisy(m) {
+                            return Some((m, GOOD_NOISY * 2));
+                        }
+                        // A quiet TT move is not searched in quiescence.
+                        self.tt_move = None;
+                    }
+                }
+                Stage::Generate => {
+                    self.generate(pos, hist);
+                    self.stage = Stage::Pick;
+                }
+                Stage::Pick => {
+                    if self.next >= self.moves.len() {
+                        return None;
+                    }
+                    // Selection sort step: bring the best remaining move forward.
+                    let mut best = self.next;
+                    for i in self.next + 1..self.moves.len() {
+                        if self.scores[i] > self.scores[best] {
+                            best = i;
+                        }
+                    }
+                    self.moves.swap(self.next, best);
+                    self.scores.swap(self.next, best);
+                    let picked = (self.moves[self.next], self.scores[self.next]);
+                    self.next += 1;
+                    return Some(picked);
+                }
+            }
+        }
+    }
+
+    fn generate(&mut self, pos: &Chess, hist: &Histories) {
+        self.moves = pos.legal_moves();
+        let in_check = pos.is_check();
+        if self.quiescence && !in_check {
+            // Captures and queen promotions; under-promotions are almost never better.
+            self.moves
+                .retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
+        }
+        if let Some(tt) = self.tt_move {
+            self.moves.retain(|m| *m != tt);
+        }
+        let us = pos.turn();
+        for (i, &m) in self.moves.iter().enumerate() {
+            self.scores[i] = if is_noisy(m) && (m.is_capture() || m.promotion() == Some(Role::Queen)) {
+                let base = mvv_lva(m) + hist.capture(us, m) / 16;
+                if self.quiescence || see::see_ge(pos, m, -50) {
+                    GOOD_NOISY + base
+                } else {
+                    BAD_NOISY + base
+                }
+            } else if Some(m) == self.ctx.killers[0] {
+                KILLER_1
+            } else if Some(m) == self.ctx.killers[1] {
+                KILLER_2
+            } else if Some(m) == self.ctx.counter {
+                COUNTER
+            } else if m.is_promotion() {
+                // Under-promotions: after every quiet move.
+                BAD_NOISY - 100_000
+            } else {
+                hist.quiet_score(us, m, &self.ctx.cont)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Position as Pos;
+    use shakmaty::CastlingMode;
+
+    #[test]
+    fn encode_decode_roundtrip_on_all_moves() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ];
+        for fen in fens {
+            let pos = Pos::from_fen(fen, CastlingMode::Standard).unwrap();
+            for m in pos.chess().legal_moves() {
+                assert_eq!(decode(pos.chess(), encode(m)), Some(m), "{fen} {m:?}");
+            }
+        }
+        let frc = Pos::from_fen(
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            CastlingMode::Chess960,
+        )
+        .unwrap();
+        for m in frc.chess().legal_moves() {
+            assert_eq!(decode(frc.chess(), encode(m)), Some(m));
+        }
+    }
+
+    #[test]
+    fn decode_rejects_illegal_codes() {
+        let pos = Pos::default();
+        // e2e5 is not a legal move; a1a1 is "no move"; e7e5 moves the opponent's pawn.
+        let e2 = Square::E2 as u16;
+        assert_eq!(decode(pos.chess(), e2 | ((Square::E5 as u16) << 6)), None);
+        assert_eq!(decode(pos.chess(), 0), None);
+        let e7 = Square::E7 as u16;
+        assert_eq!(decode(pos.chess(), e7 | ((Square::E5 as u16) << 6)), None);
+        for code in 0..=u16::MAX {
+            if let Some(m) = decode(pos.chess(), code) {
+                assert!(pos.chess().is_legal(m));
+            }
+        }
+    }
+
+    #[test]
+    fn picker_yields_every_legal_move_once() {
+        let pos = Pos::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        let hist = Histories::default();
+        let tt = pos.parse_uci_move("e2a6");
+        let mut picker = MovePicker::new(tt, OrderingContext::default());
+        let mut seen = Vec::new();
+        while let Some((m, _)) = picker.next(pos.chess(), &hist) {
+            seen.push(m);
+        }
+        assert_eq!(seen[0], tt.unwrap());
+        assert_eq!(seen.len(), pos.chess().legal_moves().len());
+        let mut dedup = seen.clone();
+        dedup.sort_by_key(|m| encode(*m));
+        dedup.dedup();
+        assert_eq!(dedup.len(), seen.len());
+        // Good captures come before quiet moves.
+        let first_quiet = seen.iter().position(|m| !m.is_capture()).unwrap();
+        assert!(seen[1..first_quiet].iter().all(|m| m.is_capture()));
+    }
+}

@@ -1,0 +1,159 @@
+//! Board glue: a shakmaty `Chess` position together with its Zobrist key.
+//!
+//! Copy-make: `play` returns a new `Position`, so undoing a move is dropping a value.
+//! The key is updated incrementally where shakmaty offers it and recomputed in full
+//! where it returns `None` (king moves, castling-right changes, en passant).
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role};
+
+/// A chess position with its Zobrist key (Polyglot-compatible, en passant counted only
+/// when the capture is legal, so equal positions have equal keys).
+#[derive(Clone, Debug)]
+pub struct Position {
+    chess: Chess,
+    key: u64,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::new(Chess::default())
+    }
+}
+
+impl Position {
+    /// Wraps a shakmaty position and computes its key from scratch.
+    pub fn new(chess: Chess) -> Position {
+        let key = full_key(&chess);
+        Position { chess, key }
+    }
+
+    /// Parses a FEN (shakmaty's parser: standard, Shredder and X-FEN castling) in the given mode.
+    pub fn from_fen(fen: &str, mode: CastlingMode) -> Result<Position, String> {
+        let parsed: Fen = fen.parse().map_err(|e| format!("invalid FEN: {e}"))?;
+        let chess = Chess::from_setup(parsed.into_setup(), mode)
+            .map_err(|e| format!("impossible position: {e}"))?;
+        Ok(Position::new(chess))
+    }
+
+    /// The underlying shakmaty position.
+    #[inline]
+    pub fn chess(&self) -> &Chess {
+        &self.chess
+    }
+
+    /// The Zobrist key of the position.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.chess.turn()
+    }
+
+    /// Is the side to move in check?
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.chess.is_check()
+    }
+
+    /// Plays a legal move and returns the resulting position.
+    #[inline]
+    pub fn play(&self, m: Move) -> Position {
+        let key = self
+            .chess
+            .update_zobrist_hash::<Zobrist64>(Zobrist64(self.key), m, EnPassantMode::Legal);
+        let mut chess = self.chess.clone();
+        chess.play_unchecked(m);
+        let key = match key {
+            Some(k) => k.0,
+            None => full_key(&chess),
+        };
+        Position { chess, key }
+    }
+
+    /// Plays a null move (the side to move passes). Returns `None` when in check.
+    pub fn play_null(&self) -> Option<Position> {
+        if self.in_check() {
+            return None;
+        }
+        let chess = self.chess.clone().swap_turn().ok()?;
+        let key = full_key(&chess);
+        Some(Position { chess, key })
+    }
+
+    /// Converts a UCI move string to a legal move in this position.
+    pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
+        let uci: UciMove = text.parse().ok()?;
+        uci.to_move(&self.chess).ok()
+    }
+
+    /// Has the side to move only king and pawns? (Null move is unsafe there: zugzwang.)
+    pub fn only_pawns_and_king(&self) -> bool {
+        let board = self.chess.board();
+        let ours = board.by_color(self.turn());
+        (ours & !(board.pawns() | board.kings())).is_empty()
+    }
+
+    /// The FEN of the position (en passant square written only when a capture is legal).
+    pub fn fen(&self) -> String {
+        Fen::from_position(&self.chess, EnPassantMode::Legal).to_string()
+    }
+
+    /// Is the piece on `role` a pawn move or capture (resets the fifty-move counter)?
+    pub fn is_zeroing(m: Move) -> bool {
+        m.is_zeroing() || m.role() == Role::Pawn
+    }
+}
+
+/// The Zobrist key computed from scratch.
+pub fn full_key(chess: &Chess) -> u64 {
+    chess.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The incremental key agrees with a full computation along every path of a small perft tree.
+    fn walk(pos: &Position, depth: u32, checked: &mut u64) {
+        assert_eq!(pos.key(), full_key(pos.chess()), "key mismatch at {}", pos.fen());
+        *checked += 1;
+        if depth == 0 {
+            return;
+        }
+        for m in pos.chess().legal_moves() {
+            walk(&pos.play(m), depth - 1, checked);
+        }
+        if let Some(null) = pos.play_null() {
+            assert_eq!(null.key(), full_key(null.chess()));
+        }
+    }
+
+    #[test]
+    fn incremental_keys_match_full_keys() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ];
+        let mut checked = 0;
+        for fen in fens {
+            let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            walk(&pos, 3, &mut checked);
+        }
+        assert!(checked > 100_000);
+    }
+
+    #[test]
+    fn start_key_is_polyglot() {
+        assert_eq!(Position::default().key(), 0x463b96181691fc9c);
+    }
+}

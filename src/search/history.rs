@@ -1,0 +1,167 @@
+//! History heuristics: statistics of which moves caused beta cutoffs, used for ordering quiet
+//! moves and captures and for adjusting late-move reductions.
+//!
+//! Every table is updated with "gravity": `h += bonus - h * |bonus| / MAX`, which keeps values
+//! in (-MAX, MAX) and lets recent results outweigh old ones.
+
+use shakmaty::{Color, Move, Role, Square};
+
+use crate::movepick::{piece_index, to_square};
+use crate::see;
+
+/// Saturation bound of every history value.
+pub const HISTORY_MAX: i32 = 16_384;
+
+const PIECE_TO: usize = 12 * 64;
+
+/// All history tables of one search thread.
+#[derive(Clone, Debug)]
+pub struct Histories {
+    /// Quiet moves by side to move, from-square and to-square ("butterfly" history).
+    quiet: Vec<i16>,
+    /// Captures by moving piece, to-square and captured role.
+    capture: Vec<i16>,
+    /// Continuation history: quiet move (piece, to) after the move (piece, to) 1 or 2 plies back.
+    cont: Vec<i16>,
+    /// The quiet move that last refuted each (piece, to) move: the countermove.
+    counter: Vec<Option<Move>>,
+}
+
+impl Default for Histories {
+    fn default() -> Self {
+        Histories {
+            quiet: vec![0; 2 * 64 * 64],
+            capture: vec![0; PIECE_TO * 6],
+            cont: vec![0; PIECE_TO * PIECE_TO],
+            counter: vec![None; PIECE_TO],
+        }
+    }
+}
+
+#[inline]
+fn gravity(entry: &mut i16, bonus: i32) {
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let h = *entry as i32;
+    *entry = (h + bonus - h * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// The bonus for a move that caused (or the malus for one that failed to cause) a cutoff at `depth`.
+#[inline]
+pub fn bonus(depth: i32) -> i32 {
+    (depth * 170 - 100).clamp(0, 1700)
+}
+
+fn from_square(m: Move) -> Square {
+    m.from().unwrap_or_else(|| m.to())
+}
+
+impl Histories {
+    /// Clears every table (on `ucinewgame`).
+    pub fn clear(&mut self) {
+        *self = Histories::default();
+    }
+
+    #[inline]
+    fn quiet_index(us: Color, m: Move) -> usize {
+        (us as usize) * 4096 + (from_square(m) as usize) * 64 + to_square(m) as usize
+    }
+
+    #[inline]
+    fn capture_index(us: Color, m: Move) -> usize {
+        let victim = see::captured(m).unwrap_or(Role::Pawn) as usize - 1;
+        (piece_index(us, m.role()) * 64 + to_square(m) as usize) * 6 + victim
+    }
+
+    /// Key of a move for continuation history and countermoves.
+    #[inline]
+    pub fn piece_to(us: Color, m: Move) -> (usize, Square) {
+        (piece_index(us, m.role()), to_square(m))
+    }
+
+    #[inline]
+    fn cont_index(prev: (usize, Square), cur: (usize, Square)) -> usize {
+        (prev.0 * 64 + prev.1 as usize) * PIECE_TO + cur.0 * 64 + cur.1 as usize
+    }
+
+    /// Capture history of a noisy move.
+    #[inline]
+    pub fn capture(&self, us: Color, m: Move) -> i32 {
+        self.capture[Self::capture_index(us, m)] as i32
+    }
+
+    /// Ordering score of a quiet move: butterfly plus both continuation histories.
+    #[inline]
+    pub fn quiet_score(&self, us: Color, m: Move, cont: &[Option<(usize, Square)>; 2]) -> i32 {
+        let cur = Self::piece_to(us, m);
+        let mut s = self.quiet[Self::quiet_index(us, m)] as i32;
+        for prev in cont.iter().flatten() {
+            s += self.cont[Self::cont_index(*prev, cur)] as i32;
+        }
+        s
+    }
+
+    /// The countermove recorded against the previous move.
+    pub fn counter(&self, prev: Option<(usize, Square)>) -> Option<Move> {
+        prev.and_then(|(p, sq)| self.counter[p * 64 + sq as usize])
+    }
+
+    /// Rewards the quiet move `best` that caused a cutoff and punishes the quiets tried before it.
+    pub fn update_quiets(
+        &mut self,
+        us: Color,
+        best: Move,
+        tried: &[Move],
+        depth: i32,
+        cont: &[Option<(usize, Square)>; 2],
+    ) {
+        let b = bonus(depth);
+        self.update_quiet(us, best, b, cont);
+        for &m in tried {
+            if m != best {
+                self.update_quiet(us, m, -b, cont);
+            }
+        }
+        if let Some((p, sq)) = cont[0] {
+            self.counter[p * 64 + sq as usize] = Some(best);
+        }
+    }
+
+    fn update_quiet(&mut self, us: Color, m: Move, b: i32, cont: &[Option<(usize, Square)>; 2]) {
+        gravity(&mut self.quiet[Self::quiet_index(us, m)], b);
+        let cur = Self::piece_to(us, m);
+        for prev in cont.iter().flatten() {
+            gravity(&mut self.cont[Self::cont_index(*prev, cur)], b);
+        }
+    }
+
+    /// Rewards the capture `best` (if it is one) and punishes the captures tried before it.
+    pub fn update_captures(&mut self, us: Color, best: Option<Move>, tried: &[Move], depth: i32) {
+        let b = bonus(depth);
+        if let Some(best) = best {
+            gravity(&mut self.capture[Self::capture_index(us, best)], b);
+        }
+        for &m in tried {
+            if Some(m) != best {
+                gravity(&mut self.capture[Self::capture_index(us, m)], -b);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gravity_saturates() {
+        let mut h = 0i16;
+        for _ in 0..1000 {
+            gravity(&mut h, 1700);
+        }
+        assert!((h as i32) < HISTORY_MAX && (h as i32) > HISTORY_MAX - 200);
+        for _ in 0..1000 {
+            gravity(&mut h, -1700);
+        }
+        assert!((h as i32) > -HISTORY_MAX && (h as i32) < -HISTORY_MAX + 200);
+    }
+}

@@ -1,0 +1,164 @@
+//! Time management: turns the `go` clock arguments into a soft limit (no new iteration is
+//! started after it) and a hard limit (the search stops, checked inside the search).
+
+use std::time::Instant;
+
+/// The clock situation of the side to move, from `go`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clock {
+    /// Remaining time in ms (negative values are treated as 0).
+    pub time: Option<i64>,
+    pub inc: Option<i64>,
+    pub movestogo: Option<u64>,
+    pub movetime: Option<i64>,
+    /// Move Overhead: time lost per move outside the engine (GUI, pipes), in ms.
+    pub overhead: u64,
+}
+
+/// Soft and hard limits of one search, measured from its start (or from `ponderhit`).
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    start: Instant,
+    soft_ms: Option<u64>,
+    hard_ms: Option<u64>,
+}
+
+/// Moves assumed still to play in sudden death.
+const DEFAULT_MOVES_TO_GO: u64 = 30;
+
+impl TimeManager {
+    /// No time limit.
+    pub fn infinite() -> TimeManager {
+        TimeManager {
+            start: Instant::now(),
+            soft_ms: None,
+            hard_ms: None,
+        }
+    }
+
+    /// Limits for a clock. Without `time` or `movetime` the search is not timed.
+    pub fn new(clock: Clock) -> TimeManager {
+        let mut tm = TimeManager::infinite();
+        let overhead = clock.overhead as i64;
+        if let Some(mt) = clock.movetime {
+            let t = (mt.max(0) - overhead).max(1) as u64;
+            tm.soft_ms = Some(t);
+            tm.hard_ms = Some(t);
+            return tm;
+        }
+        let Some(time) = clock.time else {
+            return tm;
+        };
+        let inc = clock.inc.unwrap_or(0).max(0);
+        // What may be spent in all, keeping the overhead for the GUI.
+        let avail = (time.max(0) - overhead).max(1) as f64;
+        let mtg = clock.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50) as f64;
+        let (soft, hard) = if mtg <= 1.0 {
+            // The last move before the control: most of the remaining time is ours.
+            (avail * 0.5, avail * 0.8)
+        } else {
+            let base = avail / mtg + inc as f64 * 0.75;
+            let hard = (base * 5.0).min(avail * if mtg <= 3.0 { 0.6 } else { 0.4 });
+            ((base * 0.6).min(hard), hard)
+        };
+        tm.soft_ms = Some(soft.max(1.0) as u64);
+        tm.hard_ms = Some(hard.max(1.0) as u64);
+        tm
+    }
+
+    /// When the clock started.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// Restarts the clock (on `ponderhit`).
+    pub fn restart(&mut self) {
+        self.start = Instant::now();
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Is there a time limit at all?
+    pub fn is_timed(&self) -> bool {
+        self.hard_ms.is_some()
+    }
+
+    /// The soft limit in ms, if any.
+    pub fn soft_ms(&self) -> Option<u64> {
+        self.soft_ms
+    }
+
+    /// The hard limit in ms, if any.
+    pub fn hard_ms(&self) -> Option<u64> {
+        self.hard_ms
+    }
+
+    /// Has the hard limit passed? (Polled inside the search.)
+    pub fn hard_limit_reached(&self) -> bool {
+        self.hard_ms.is_some_and(|h| self.elapsed_ms() >= h)
+    }
+
+    /// May another iteration start? The soft limit stretches when the best move keeps
+    /// changing (`instability`, a decaying count of changes) or the score dropped.
+    pub fn should_start_iteration(&self, instability: f64, score_change: i32) -> bool {
+        let Some(soft) = self.soft_ms else {
+            return true;
+        };
+        let mut scale = 1.0 + instability;
+        if score_change < -20 {
+            scale *= 1.3;
+        }
+        let soft = (soft as f64 * scale).min(self.hard_ms.unwrap_or(u64::MAX) as f64);
+        (self.elapsed_ms() as f64) < soft
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(clock: Clock) -> (u64, u64) {
+        let tm = TimeManager::new(clock);
+        (tm.soft_ms().unwrap(), tm.hard_ms().unwrap())
+    }
+
+    #[test]
+    fn movetime_minus_overhead() {
+        let (s, h) = limits(Clock { movetime: Some(1000), overhead: 30, ..Clock::default() });
+        assert_eq!((s, h), (970, 970));
+    }
+
+    #[test]
+    fn limits_stay_inside_the_clock() {
+        for time in [0i64, 1, 10, 50, 100, 1000, 10_000, 100_000] {
+            for inc in [0i64, 10, 100, 1000] {
+                for mtg in [None, Some(1), Some(2), Some(10), Some(40)] {
+                    let clock = Clock {
+                        time: Some(time),
+                        inc: Some(inc),
+                        movestogo: mtg,
+                        overhead: 10,
+                        ..Clock::default()
+                    };
+                    let (s, h) = limits(clock);
+                    assert!(s <= h);
+                    let avail = (time - 10).max(1) as u64;
+                    assert!(h <= avail.max(1), "time {time} inc {inc} mtg {mtg:?}: hard {h}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn negative_time_is_handled() {
+        let (s, h) = limits(Clock { time: Some(-500), ..Clock::default() });
+        assert!(s >= 1 && h >= 1 && h <= 1);
+    }
+
+    #[test]
+    fn untimed_without_clock() {
+        assert!(!TimeManager::new(Clock::default()).is_timed());
+    }
+}

@@ -1,0 +1,363 @@
+//! The transposition table: a shared, lock-free hash of search results.
+//!
+//! Each entry is two `AtomicU64` words: `key ^ data` and `data`. A reader accepts an entry
+//! only when the two words XOR back to its own key, so a torn write by another thread reads
+//! as a miss instead of a corrupt hit (the "lockless hashing" scheme). Entries are grouped
+//! in buckets of four (one 64-byte cache line); replacement prefers shallow and old entries.
+//! Mate scores are stored relative to the node (see `score_to_tt` / `score_from_tt`).
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use crate::search::{MATE_BOUND, MAX_PLY};
+
+/// What a stored score says about the true value (from the window it was searched with).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The search failed low (v <= alpha): the true value is at most the score.
+    Upper = 1,
+    /// The search failed high (v >= beta): the true value is at least the score.
+    Lower = 2,
+    /// alpha < v < beta: the score is the true value at that depth.
+    Exact = 3,
+}
+
+impl Bound {
+    /// The bound type of a fail-soft result `value` searched with window (alpha, beta).
+    pub fn classify(value: i32, alpha: i32, beta: i32) -> Bound {
+        if value <= alpha {
+            Bound::Upper
+        } else if value >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        }
+    }
+
+    fn from_bits(bits: u64) -> Option<Bound> {
+        match bits {
+            1 => Some(Bound::Upper),
+            2 => Some(Bound::Lower),
+            3 => Some(Bound::Exact),
+            _ => None,
+        }
+    }
+}
+
+/// One probed entry, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Encoded best move (`movepick::encode`), 0 for none.
+    pub mv: u16,
+    /// Score relative to the node that stored it (mate distances counted from that node).
+    pub score: i32,
+    /// Static evaluation of the position.
+    pub eval: i32,
+    /// Depth searched, in plies.
+    pub depth: i32,
+    pub bound: Bound,
+    pub generation: u8,
+}
+
+const BUCKET: usize = 4;
+const GEN_BITS: u64 = 6;
+const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
+
+impl Entry {
+    // data layout: mv 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 6
+    fn pack(self) -> u64 {
+        (self.mv as u64)
+            | ((self.score as i16 as u16 as u64) << 16)
+            | ((self.eval as i16 as u16 as u64) << 32)
+            | ((self.depth.clamp(0, 255) as u64) << 48)
+            | ((self.bound as u64) << 56)
+            | (((self.generation as u64) & GEN_MASK) << 58)
+    }
+
+    fn unpack(data: u64) -> Option<Entry> {
+        Some(Entry {
+            mv: data as u16,
+            score: (data >> 16) as u16 as i16 as i32,
+            eval: (data >> 32) as u16 as i16 as i32,
+            depth: ((data >> 48) & 0xff) as i32,
+            bound: Bound::from_bits((data >> 56) & 3)?,
+            generation: ((data >> 58) & GEN_MASK) as u8,
+        })
+    }
+}
+
+/// Converts a score from "plies to mate from the root" to "plies to mate from this node".
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Converts a stored node-relative mate score back to root-relative at `ply`.
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// The shared table. Every operation takes `&self`; resizing makes a new table.
+#[derive(Debug)]
+pub struct TranspositionTable {
+    words: Vec<AtomicU64>,
+    buckets: usize,
+    generation: AtomicU8,
+}
+
+/// Bytes per bucket: four entries of two words each.
+const BUCKET_BYTES: usize = BUCKET * 16;
+
+impl TranspositionTable {
+    /// A table of at most `mb` megabytes. Returns the table; `size_mb()` tells what was
+    /// really allocated (less when the memory is not available).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let mut mb = mb.max(1);
+        if let Some(avail) = available_memory_mb() {
+            mb = mb.min((avail / 2).max(1));
+        }
+        loop {
+            let buckets = (mb * 1024 * 1024 / BUCKET_BYTES).max(1);
+            let mut words: Vec<AtomicU64> = Vec::new();
+            if words.try_reserve_exact(buckets * BUCKET * 2).is_ok() {
+                words.resize_with(buckets * BUCKET * 2, || AtomicU64::new(0));
+                return TranspositionTable {
+                    words,
+                    buckets,
+                    generation: AtomicU8::new(0),
+                };
+            }
+            mb /= 2;
+        }
+    }
+
+    /// The size really in use, in megabytes.
+    pub fn size_mb(&self) -> usize {
+        self.buckets * BUCKET_BYTES / (1024 * 1024)
+    }
+
+    /// Empties the table (safe while no search is running; other threads may hold it).
+    pub fn clear(&self) {
+        for w in self.words.iter() {
+            w.store(0, Ordering::Relaxed);
+        }
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search: entries from earlier searches become replaceable sooner.
+    pub fn new_search(&self) {
+        let g = (self.generation.load(Ordering::Relaxed) as u64 + 1) & GEN_MASK;
+        self.generation.store(g as u8, Ordering::Relaxed);
+    }
+
+    fn generation(&self) -> u8 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn bucket_start(&self, key: u64) -> usize {
+        // Multiply-shift maps the key uniformly onto [0, buckets) without a division.
+        let index = ((key as u128 * self.buckets as u128) >> 64) as usize;
+        index * BUCKET * 2
+    }
+
+    /// Hints the CPU to load the bucket of `key` (called before playing into a position).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: prefetching is only a hint; the pointer stays inside the vector.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let ptr = self.words.as_ptr().add(self.bucket_start(key)) as *const i8;
+            _mm_prefetch(ptr, _MM_HINT_T0);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Looks up `key`.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let start = self.bucket_start(key);
+        for i in 0..BUCKET {
+            let check = self.words[start + 2 * i].load(Ordering::Relaxed);
+            let data = self.words[start + 2 * i + 1].load(Ordering::Relaxed);
+            if check ^ data == key {
+                return Entry::unpack(data);
+            }
+        }
+        None
+    }
+
+    /// Stores a result. `score` must already be node-relative (`score_to_tt`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let start = self.bucket_start(key);
+        let generation = self.generation();
+        let mut victim = 0;
+        let mut victim_worth = i32::MAX;
+        for i in 0..BUCKET {
+            let check = self.words[start + 2 * i].load(Ordering::Relaxed);
+            let data = self.words[start + 2 * i + 1].load(Ordering::Relaxed);
+            let old = Entry::unpack(data);
+            if check ^ data == key {
+                // Same position: keep the old move when the new result has none, and keep a
+                // deeper result from this search unless the new one is exact.
+                let old = old.unwrap_or(Entry {
+                    mv: 0,
+                    score: 0,
+                    eval: 0,
+                    depth: 0,
+                    bound: Bound::Upper,
+                    generation,
+                });
+                if bound != Bound::Exact && old.generation == generation && old.depth > depth + 3
+                {
+                    return;
+                }
+                let mv = if mv == 0 { old.mv } else { mv };
+                self.write(start + 2 * i, key, mv, score, eval, depth, bound, generation);
+                return;
+            }
+            // Worth of keeping an entry: its depth, minus a penalty for each search it is old.
+            let worth = match old {
+                None => i32::MIN,
+                Some(e) => {
+                    let age = (generation as i32 - e.generation as i32) & GEN_MASK as i32;
+                    e.depth - 8 * age
+                }
+            };
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = i;
+            }
+        }
+        self.write(start + 2 * victim, key, mv, score, eval, depth, bound, generation);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn write(
+        &self,
+        at: usize,
+        key: u64,
+        mv: u16,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        generation: u8,
+    ) {
+        let data = Entry {
+            mv,
+            score,
+            eval,
+            depth,
+            bound,
+            generation,
+        }
+        .pack();
+        self.words[at].store(key ^ data, Ordering::Relaxed);
+        self.words[at + 1].store(data, Ordering::Relaxed);
+    }
+
+    /// Permille of sampled entries written during the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation();
+        let sample = (1000 / BUCKET).min(self.buckets);
+        let mut used = 0;
+        for b in 0..sample {
+            for i in 0..BUCKET {
+                let data = self.words[(b * BUCKET + i) * 2 + 1].load(Ordering::Relaxed);
+                if let Some(e) = Entry::unpack(data)
+                    && e.generation == generation
+                {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000 / (sample * BUCKET)) as u32
+    }
+}
+
+/// `MemAvailable` from /proc/meminfo, in megabytes, where the system tells it.
+fn available_memory_mb() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// Largest ply a mate score may be stored at; keeps `score_to_tt` inside i16.
+const _: () = assert!(MATE_BOUND as usize + MAX_PLY < i16::MAX as usize);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MATE;
+
+    #[test]
+    fn pack_roundtrip() {
+        let e = Entry {
+            mv: 0xabcd,
+            score: -31_000,
+            eval: 1234,
+            depth: 77,
+            bound: Bound::Lower,
+            generation: 45,
+        };
+        assert_eq!(Entry::unpack(e.pack()), Some(e));
+    }
+
+    #[test]
+    fn store_and_probe() {
+        let tt = TranspositionTable::new(1);
+        tt.store(0x1234_5678_9abc_def0, 77, 55, -20, 9, Bound::Exact);
+        let e = tt.probe(0x1234_5678_9abc_def0).unwrap();
+        assert_eq!((e.mv, e.score, e.eval, e.depth, e.bound), (77, 55, -20, 9, Bound::Exact));
+        assert!(tt.probe(0x1234_5678_9abc_def1).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_node_relative() {
+        // Mate in 3 plies found at ply 5 is mate in 8 from the root.
+        let root_score = MATE - 8;
+        let stored = score_to_tt(root_score, 5);
+        assert_eq!(stored, MATE - 3);
+        // Reached again at ply 2 it is mate in 5 from the root.
+        assert_eq!(score_from_tt(stored, 2), MATE - 5);
+        let mated = -(MATE - 8);
+        assert_eq!(score_to_tt(mated, 5), -(MATE - 3));
+        assert_eq!(score_from_tt(score_to_tt(mated, 5), 2), -(MATE - 5));
+        assert_eq!(score_to_tt(123, 9), 123);
+    }
+
+    #[test]
+    fn bound_classification() {
+        assert_eq!(Bound::classify(10, 10, 20), Bound::Upper);
+        assert_eq!(Bound::classify(11, 10, 20), Bound::Exact);
+        assert_eq!(Bound::classify(20, 10, 20), Bound::Lower);
+    }
+
+    #[test]
+    fn hashfull_counts_current_generation() {
+        let tt = TranspositionTable::new(1);
+        assert_eq!(tt.hashfull(), 0);
+        for k in 0..100_000u64 {
+            tt.store(k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1, 1, 0, 0, 1, Bound::Exact);
+        }
+        assert!(tt.hashfull() > 900);
+        tt.new_search();
+        assert_eq!(tt.hashfull(), 0);
+    }
+}

@@ -1,0 +1,143 @@
+//! Evaluation symmetry and range tests.
+//!
+//! The evaluation is from the side to move's point of view, so a position and its colour
+//! mirror (board flipped vertically, colours and side to move swapped) must evaluate to exactly
+//! the same number. Checked on every position of the shared perft suites (standard and
+//! Chess960) and of the bench positions; also checks that evaluations stay within
+//! `EVAL_LIMIT`.
+
+use std::fs;
+use std::path::PathBuf;
+
+use scout::eval::{EVAL_LIMIT, Evaluator};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
+
+/// Directory of the crate (tests run with it as working directory).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Reads a file of the shared data directory beside the checkout, panicking clearly if the
+/// directory is missing.
+fn shared_file(relative: &str) -> String {
+    let data = root().join("../shared/data");
+    if !data.is_dir() {
+        panic!(
+            "shared test data directory {} is missing: these tests need ../shared/data \
+             (the perft suites) beside the checkout",
+            data.display()
+        );
+    }
+    let path = data.join(relative);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Parses FENs, skipping those that shakmaty refuses.
+fn parse_all<'a>(fens: impl Iterator<Item = &'a str>, mode: CastlingMode) -> Vec<Chess> {
+    fens.filter_map(|fen| {
+        let fen = fen.trim();
+        if fen.is_empty() || fen.starts_with('#') {
+            return None;
+        }
+        fen.parse::<Fen>().ok()?.into_position(mode).ok()
+    })
+    .collect()
+}
+
+/// The FEN part of an EPD perft line (`FEN ;D1 n ;D2 n ...`).
+fn epd_fens(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(|line| line.split(';').next().unwrap_or(""))
+}
+
+fn standard_positions() -> Vec<Chess> {
+    let text = shared_file("perft/standard.epd");
+    parse_all(epd_fens(&text), CastlingMode::Standard)
+}
+
+fn fischer_positions() -> Vec<Chess> {
+    let text = shared_file("perft/fischer.epd");
+    parse_all(epd_fens(&text), CastlingMode::Chess960)
+}
+
+fn bench_positions() -> Vec<Chess> {
+    let path = root().join("bench-positions/bench.fen");
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    parse_all(text.lines(), CastlingMode::Standard)
+}
+
+/// The colour mirror of `pos`, or `None` if shakmaty refuses it.
+fn mirrored(pos: &Chess, mode: CastlingMode) -> Option<Chess> {
+    let setup = pos.to_setup(EnPassantMode::Legal).into_mirrored();
+    Chess::from_setup(setup, mode).ok()
+}
+
+fn check_symmetry(name: &str, positions: &[Chess], mode: CastlingMode) {
+    assert!(!positions.is_empty(), "{name}: no positions parsed");
+    let mut eval = Evaluator::new();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for pos in positions {
+        let Some(mirror) = mirrored(pos, mode) else {
+            continue;
+        };
+        checked += 1;
+        let a = eval.evaluate(pos);
+        let b = eval.evaluate(&mirror);
+        // A fresh evaluator must agree with the one whose pawn table is warm.
+        let fresh = Evaluator::new().evaluate(pos);
+        if a != b || a != fresh {
+            let fen = Fen::from_position(pos, EnPassantMode::Legal);
+            failures.push(format!("{fen}: {a} vs mirrored {b} (fresh {fresh})"));
+        }
+    }
+    assert!(checked > 0, "{name}: no mirrored positions");
+    assert!(
+        failures.is_empty(),
+        "{name}: {} asymmetric evaluations:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn check_range(name: &str, positions: &[Chess]) {
+    let mut eval = Evaluator::new();
+    for pos in positions {
+        let v = eval.evaluate(pos);
+        assert!(
+            v.abs() < EVAL_LIMIT,
+            "{name}: {} evaluates to {v}, outside ±{EVAL_LIMIT}",
+            Fen::from_position(pos, EnPassantMode::Legal)
+        );
+    }
+}
+
+#[test]
+fn standard_perft_positions_are_symmetric() {
+    check_symmetry(
+        "standard.epd",
+        &standard_positions(),
+        CastlingMode::Standard,
+    );
+}
+
+#[test]
+fn fischer_perft_positions_are_symmetric() {
+    check_symmetry("fischer.epd", &fischer_positions(), CastlingMode::Chess960);
+}
+
+#[test]
+fn bench_positions_are_symmetric() {
+    let positions = bench_positions();
+    assert_eq!(positions.len(), 50, "expected 50 bench positions");
+    check_symmetry("bench.fen", &positions, CastlingMode::Standard);
+}
+
+#[test]
+fn evaluations_stay_within_limit() {
+    check_range("standard.epd", &standard_positions());
+    check_range("fischer.epd", &fischer_positions());
+    check_range("bench.fen", &bench_positions());
+}
