@@ -14,7 +14,7 @@ use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 
 /// Depth searched by `bench` when none is given.
-pub const DEFAULT_DEPTH: i32 = 11;
+pub const DEFAULT_DEPTH: i32 = 12;
 /// Hash size used for every bench position, in MB.
 pub const BENCH_HASH_MB: usize = 16;
 
@@ -26,10 +26,18 @@ pub const POSITIONS: &str = include_str!("../bench-positions/bench.fen");
 pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
     let start = Instant::now();
     let mut total = 0u64;
-    let fens: Vec<&str> = POSITIONS.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let fens: Vec<&str> = POSITIONS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     for (i, fen) in fens.iter().enumerate() {
         let Ok(pos) = Position::from_fen(fen, CastlingMode::Standard) else {
-            let _ = writeln!(out, "info string bench position {} is invalid: {fen}", i + 1);
+            let _ = writeln!(
+                out,
+                "info string bench position {} is invalid: {fen}",
+                i + 1
+            );
             continue;
         };
         let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
@@ -40,9 +48,9 @@ pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
         };
         let result = searcher.search(&pos, &[], limits, TimeManager::infinite(), &mut Silent);
         total += result.nodes;
-        let best = result
-            .best
-            .map_or("0000".to_string(), |m| shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard).to_string());
+        let best = result.best.map_or("0000".to_string(), |m| {
+            shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard).to_string()
+        });
         let _ = writeln!(
             out,
             "position {:>2}/{}: {:>10} nodes  score {:>6}  best {best}",

@@ -284,11 +284,23 @@ impl Engine {
             let parsed = match raw.parse::<i64>() {
                 Ok(v) => v,
                 // Beyond 64 bits: the nearest end of the range.
-                Err(_) if raw.trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) && !raw.is_empty() => {
-                    if raw.starts_with('-') { i64::MIN } else { i64::MAX }
+                Err(_)
+                    if raw
+                        .trim_start_matches('-')
+                        .chars()
+                        .all(|c| c.is_ascii_digit())
+                        && !raw.is_empty() =>
+                {
+                    if raw.starts_with('-') {
+                        i64::MIN
+                    } else {
+                        i64::MAX
+                    }
                 }
                 Err(_) => {
-                    emit(&uci::info_string(&format!("option {name}: '{raw}' is not a number; unchanged")));
+                    emit(&uci::info_string(&format!(
+                        "option {name}: '{raw}' is not a number; unchanged"
+                    )));
                     return None;
                 }
             };
@@ -305,7 +317,9 @@ impl Engine {
                 Some(v) if v == "true" => Some(true),
                 Some(v) if v == "false" => Some(false),
                 _ => {
-                    emit(&uci::info_string(&format!("option {name} takes true or false; unchanged")));
+                    emit(&uci::info_string(&format!(
+                        "option {name} takes true or false; unchanged"
+                    )));
                     None
                 }
             }
@@ -329,7 +343,9 @@ impl Engine {
                 if let Some(n) = number(1, 1024) {
                     self.options.threads = n as usize;
                     if n > 1 {
-                        emit(&uci::info_string("Threads accepted; this version searches with 1 thread"));
+                        emit(&uci::info_string(
+                            "Threads accepted; this version searches with 1 thread",
+                        ));
                     }
                 }
             }
@@ -351,7 +367,11 @@ impl Engine {
             "uci_chess960" => {
                 if let Some(b) = boolean() {
                     self.options.chess960 = b;
-                    self.mode = if b { CastlingMode::Chess960 } else { CastlingMode::Standard };
+                    self.mode = if b {
+                        CastlingMode::Chess960
+                    } else {
+                        CastlingMode::Standard
+                    };
                     // Re-read the current position in the new mode (castling notation changes).
                     if let Ok(p) = Position::from_fen(&self.root.fen(), self.mode) {
                         self.root = p;
@@ -363,7 +383,11 @@ impl Engine {
     }
 
     fn set_position(&mut self, start: Start, moves: &[String]) {
-        let preferred = if self.options.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+        let preferred = if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
         let (mut pos, mode) = match start {
             Start::StartPos => (Position::default(), preferred),
             Start::Fen(fen) => match Position::from_fen(&fen, preferred) {
@@ -372,7 +396,9 @@ impl Engine {
                 Err(e) => match Position::from_fen(&fen, CastlingMode::Chess960) {
                     Ok(p) => (p, CastlingMode::Chess960),
                     Err(_) => {
-                        emit(&uci::info_string(&format!("{e}: '{fen}'; position unchanged")));
+                        emit(&uci::info_string(&format!(
+                            "{e}: '{fen}'; position unchanged"
+                        )));
                         return;
                     }
                 },
@@ -413,7 +439,11 @@ impl Engine {
             return;
         }
         let white = self.root.turn() == Color::White;
-        let (mut time, mut inc) = if white { (go.wtime, go.winc) } else { (go.btime, go.binc) };
+        let (mut time, mut inc) = if white {
+            (go.wtime, go.winc)
+        } else {
+            (go.btime, go.binc)
+        };
         if time.is_none() {
             // Only the opponent's clock was sent (a GUI bug): assume equal clocks.
             time = if white { go.btime } else { go.wtime };
@@ -448,7 +478,9 @@ impl Engine {
                 .filter_map(|t| {
                     let m = self.root.parse_uci_move(t);
                     if m.is_none() {
-                        emit(&uci::info_string(&format!("searchmoves: '{t}' is not legal here; ignored")));
+                        emit(&uci::info_string(&format!(
+                            "searchmoves: '{t}' is not legal here; ignored"
+                        )));
                     }
                     m
                 })
@@ -484,12 +516,23 @@ impl Engine {
         }
         lines.push("   a   b   c   d   e   f   g   h".to_string());
         lines.push(String::new());
-        let fen = shakmaty::fen::Fen::from_position(self.root.chess(), shakmaty::EnPassantMode::Legal);
+        let fen =
+            shakmaty::fen::Fen::from_position(self.root.chess(), shakmaty::EnPassantMode::Legal);
         lines.push(format!("Fen: {fen}"));
         lines.push(format!("Key: {:016X}", self.root.key()));
-        let checkers: Vec<String> = self.root.chess().checkers().into_iter().map(|s| s.to_string()).collect();
+        let checkers: Vec<String> = self
+            .root
+            .chess()
+            .checkers()
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect();
         lines.push(format!("Checkers: {}", checkers.join(" ")));
-        let castling = if self.mode == CastlingMode::Chess960 { "Chess960" } else { "standard" };
+        let castling = if self.mode == CastlingMode::Chess960 {
+            "Chess960"
+        } else {
+            "standard"
+        };
         lines.push(format!("Castling notation: {castling}"));
         for l in lines {
             emit(&l);

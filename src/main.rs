@@ -44,7 +44,10 @@ fn main() -> ExitCode {
             // Standard castling notation when the FEN allows it, Chess960 otherwise.
             let parsed = Position::from_fen(&fen, CastlingMode::Standard)
                 .map(|p| (p, CastlingMode::Standard))
-                .or_else(|_| Position::from_fen(&fen, CastlingMode::Chess960).map(|p| (p, CastlingMode::Chess960)));
+                .or_else(|_| {
+                    Position::from_fen(&fen, CastlingMode::Chess960)
+                        .map(|p| (p, CastlingMode::Chess960))
+                });
             match parsed {
                 Ok((pos, mode)) => {
                     scout::perft::divide(pos.chess(), depth, mode, &mut std::io::stdout());

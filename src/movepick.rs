@@ -43,9 +43,10 @@ pub fn decode(pos: &Chess, code: u16) -> Option<Move> {
     };
     let target = board.piece_at(to);
     let m = match (piece.role, target) {
-        (Role::King, Some(t)) if t.color == us && t.role == Role::Rook => {
-            Move::Castle { king: from, rook: to }
-        }
+        (Role::King, Some(t)) if t.color == us && t.role == Role::Rook => Move::Castle {
+            king: from,
+            rook: to,
+        },
         (Role::Pawn, None) if from.file() != to.file() => Move::EnPassant { from, to },
         (_, Some(t)) if t.color == us => return None,
         (role, _) => Move::Normal {
@@ -91,7 +92,7 @@ const BAD_NOISY: i32 = -2_000_000;
 #[inline]
 fn mvv_lva(m: Move) -> i32 {
     let victim = see::captured(m).map_or(0, see::value);
-    let promo = m.promotion().map_or(0, |r| see::value(r));
+    let promo = m.promotion().map_or(0, see::value);
     8 * (victim + promo) - see::value(m.role()) / 16
 }
 
@@ -199,25 +200,26 @@ impl MovePicker {
         }
         let us = pos.turn();
         for (i, &m) in self.moves.iter().enumerate() {
-            self.scores[i] = if is_noisy(m) && (m.is_capture() || m.promotion() == Some(Role::Queen)) {
-                let base = mvv_lva(m) + hist.capture(us, m) / 16;
-                if self.quiescence || see::see_ge(pos, m, -50) {
-                    GOOD_NOISY + base
+            self.scores[i] =
+                if is_noisy(m) && (m.is_capture() || m.promotion() == Some(Role::Queen)) {
+                    let base = mvv_lva(m) + hist.capture(us, m) / 16;
+                    if self.quiescence || see::see_ge(pos, m, -50) {
+                        GOOD_NOISY + base
+                    } else {
+                        BAD_NOISY + base
+                    }
+                } else if Some(m) == self.ctx.killers[0] {
+                    KILLER_1
+                } else if Some(m) == self.ctx.killers[1] {
+                    KILLER_2
+                } else if Some(m) == self.ctx.counter {
+                    COUNTER
+                } else if m.is_promotion() {
+                    // Under-promotions: after every quiet move.
+                    BAD_NOISY - 100_000
                 } else {
-                    BAD_NOISY + base
-                }
-            } else if Some(m) == self.ctx.killers[0] {
-                KILLER_1
-            } else if Some(m) == self.ctx.killers[1] {
-                KILLER_2
-            } else if Some(m) == self.ctx.counter {
-                COUNTER
-            } else if m.is_promotion() {
-                // Under-promotions: after every quiet move.
-                BAD_NOISY - 100_000
-            } else {
-                hist.quiet_score(us, m, &self.ctx.cont)
-            };
+                    hist.quiet_score(us, m, &self.ctx.cont)
+                };
         }
     }
 }

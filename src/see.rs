@@ -136,14 +136,20 @@ mod tests {
 
     #[test]
     fn undefended_pawn_wins_a_pawn() {
-        assert_eq!(see_value("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5"), 100);
+        assert_eq!(
+            see_value("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5"),
+            100
+        );
     }
 
     #[test]
     fn defended_pawn_taken_by_knight_loses() {
         // Nxe5 dxe5 (pawn defended by a pawn): 100 - 320.
         assert_eq!(
-            see_value("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5"),
+            see_value(
+                "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+                "d3e5"
+            ),
             -220
         );
     }
@@ -151,34 +157,39 @@ mod tests {
     #[test]
     fn equal_trade_is_zero() {
         // Rook takes rook, recaptured by rook.
-        assert_eq!(see_value("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1", "d2d7"), 0);
-        let (ge0, ge1, _) = see("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1", "d2d7");
+        assert_eq!(see_value("3r3k/3r4/8/8/8/8/8/3R3K w - - 0 1", "d1d7"), 0);
+        let (ge0, ge1, _) = see("3r3k/3r4/8/8/8/8/8/3R3K w - - 0 1", "d1d7");
         assert!(ge0 && !ge1);
     }
 
     #[test]
-    fn xray_through_own_rook() {
-        // Rxd7 Rxd7 Rxd7: white wins a rook thanks to the battery (black has one defender).
-        assert_eq!(see_value("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1", "d2d7"), 0);
-        assert_eq!(see_value("7k/3r4/8/8/8/8/3R4/3R3K w - - 0 1", "d2d7"), 500);
+    fn xray_through_own_piece() {
+        // Rxd7 Rxd7 Qxd7: the queen behind the rook wins the exchange for white.
+        assert_eq!(
+            see_value("3r3k/3r4/8/8/8/8/3R4/3Q3K w - - 0 1", "d2d7"),
+            500
+        );
+        // Without the queen the rook is simply traded.
+        assert_eq!(see_value("3r3k/3r4/8/8/8/8/3R4/7K w - - 0 1", "d2d7"), 0);
         // Queen takes a pawn defended by a bishop: loses the queen for a pawn.
-        assert_eq!(see_value("7k/8/5b2/8/3p4/8/8/3Q3K w - - 0 1", "d1d4"), 100 - 950);
+        assert_eq!(
+            see_value("7k/8/5b2/8/3p4/8/8/3Q3K w - - 0 1", "d1d4"),
+            100 - 950
+        );
     }
 
     #[test]
     fn quiet_move_to_attacked_square() {
-        // Knight to a square attacked by a pawn: loses the knight.
-        let (ge0, _, ge_minus) = see("7k/8/8/2p5/8/8/8/1N5K w - - 0 1", "b1d3"); // d3 not attacked
-        assert!(ge0 && ge_minus);
-        assert_eq!(see_value("7k/8/2p5/8/8/8/8/1N5K w - - 0 1", "b1d4"), -320);
+        // Knight to a square attacked by a pawn loses the knight; to a safe square, nothing.
+        assert_eq!(see_value("7k/8/8/2p5/8/1N6/8/7K w - - 0 1", "b3d4"), -320);
+        assert_eq!(see_value("7k/8/8/2p5/8/1N6/8/7K w - - 0 1", "b3d2"), 0);
+        let (ge0, _, ge_minus) = see("7k/8/8/2p5/8/1N6/8/7K w - - 0 1", "b3d4");
+        assert!(!ge0 && !ge_minus);
     }
 
     #[test]
     fn en_passant_and_promotion() {
-        assert_eq!(
-            see_value("7k/8/8/3pP3/8/8/8/7K w - d6 0 1", "e5d6"),
-            100
-        );
+        assert_eq!(see_value("7k/8/8/3pP3/8/8/8/7K w - d6 0 1", "e5d6"), 100);
         // Promotion on an undefended square gains queen - pawn.
         assert_eq!(see_value("7k/P7/8/8/8/8/8/7K w - - 0 1", "a7a8q"), 850);
         // Promotion onto a square the rook guards: pawn lost.

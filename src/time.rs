@@ -126,7 +126,11 @@ mod tests {
 
     #[test]
     fn movetime_minus_overhead() {
-        let (s, h) = limits(Clock { movetime: Some(1000), overhead: 30, ..Clock::default() });
+        let (s, h) = limits(Clock {
+            movetime: Some(1000),
+            overhead: 30,
+            ..Clock::default()
+        });
         assert_eq!((s, h), (970, 970));
     }
 
@@ -145,7 +149,10 @@ mod tests {
                     let (s, h) = limits(clock);
                     assert!(s <= h);
                     let avail = (time - 10).max(1) as u64;
-                    assert!(h <= avail.max(1), "time {time} inc {inc} mtg {mtg:?}: hard {h}");
+                    assert!(
+                        h <= avail.max(1),
+                        "time {time} inc {inc} mtg {mtg:?}: hard {h}"
+                    );
                 }
             }
         }
@@ -153,7 +160,10 @@ mod tests {
 
     #[test]
     fn negative_time_is_handled() {
-        let (s, h) = limits(Clock { time: Some(-500), ..Clock::default() });
+        let (s, h) = limits(Clock {
+            time: Some(-500),
+            ..Clock::default()
+        });
         assert!(s >= 1 && h >= 1 && h <= 1);
     }
 

@@ -6,7 +6,7 @@
 //! in buckets of four (one 64-byte cache line); replacement prefers shallow and old entries.
 //! Mate scores are stored relative to the node (see `score_to_tt` / `score_from_tt`).
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use crate::search::{MATE_BOUND, MAX_PLY};
 
@@ -128,9 +128,7 @@ impl TranspositionTable {
         }
         loop {
             let buckets = (mb * 1024 * 1024 / BUCKET_BYTES).max(1);
-            let mut words: Vec<AtomicU64> = Vec::new();
-            if words.try_reserve_exact(buckets * BUCKET * 2).is_ok() {
-                words.resize_with(buckets * BUCKET * 2, || AtomicU64::new(0));
+            if let Some(words) = zeroed_words(buckets * BUCKET * 2) {
                 return TranspositionTable {
                     words,
                     buckets,
@@ -221,12 +219,20 @@ impl TranspositionTable {
                     bound: Bound::Upper,
                     generation,
                 });
-                if bound != Bound::Exact && old.generation == generation && old.depth > depth + 3
-                {
+                if bound != Bound::Exact && old.generation == generation && old.depth > depth + 3 {
                     return;
                 }
                 let mv = if mv == 0 { old.mv } else { mv };
-                self.write(start + 2 * i, key, mv, score, eval, depth, bound, generation);
+                self.write(
+                    start + 2 * i,
+                    key,
+                    mv,
+                    score,
+                    eval,
+                    depth,
+                    bound,
+                    generation,
+                );
                 return;
             }
             // Worth of keeping an entry: its depth, minus a penalty for each search it is old.
@@ -242,7 +248,16 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        self.write(start + 2 * victim, key, mv, score, eval, depth, bound, generation);
+        self.write(
+            start + 2 * victim,
+            key,
+            mv,
+            score,
+            eval,
+            depth,
+            bound,
+            generation,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -290,6 +305,21 @@ impl TranspositionTable {
     }
 }
 
+/// A vector of `n` zeroed atomics, or `None` when the memory cannot be had. The memory comes
+/// from the allocator already zeroed (fresh pages from the OS), so even a huge table is ready
+/// at once and its pages are touched only as the search uses them.
+fn zeroed_words(n: usize) -> Option<Vec<AtomicU64>> {
+    let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
+    // SAFETY: the layout has a non-zero size (n >= 8); a null result is handled.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` AtomicU64s,
+    // and all-zero bytes are a valid AtomicU64 (it has the same representation as u64).
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
 /// `MemAvailable` from /proc/meminfo, in megabytes, where the system tells it.
 fn available_memory_mb() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -324,7 +354,10 @@ mod tests {
         let tt = TranspositionTable::new(1);
         tt.store(0x1234_5678_9abc_def0, 77, 55, -20, 9, Bound::Exact);
         let e = tt.probe(0x1234_5678_9abc_def0).unwrap();
-        assert_eq!((e.mv, e.score, e.eval, e.depth, e.bound), (77, 55, -20, 9, Bound::Exact));
+        assert_eq!(
+            (e.mv, e.score, e.eval, e.depth, e.bound),
+            (77, 55, -20, 9, Bound::Exact)
+        );
         assert!(tt.probe(0x1234_5678_9abc_def1).is_none());
     }
 
@@ -354,7 +387,14 @@ mod tests {
         let tt = TranspositionTable::new(1);
         assert_eq!(tt.hashfull(), 0);
         for k in 0..100_000u64 {
-            tt.store(k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1, 1, 0, 0, 1, Bound::Exact);
+            tt.store(
+                k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+                1,
+                0,
+                0,
+                1,
+                Bound::Exact,
+            );
         }
         assert!(tt.hashfull() > 900);
         tt.new_search();

@@ -158,10 +158,10 @@ mod tests {
         for _ in 0..1000 {
             gravity(&mut h, 1700);
         }
-        assert!((h as i32) < HISTORY_MAX && (h as i32) > HISTORY_MAX - 200);
+        assert!((h as i32) <= HISTORY_MAX && (h as i32) > HISTORY_MAX - 200);
         for _ in 0..1000 {
             gravity(&mut h, -1700);
         }
-        assert!((h as i32) > -HISTORY_MAX && (h as i32) < -HISTORY_MAX + 200);
+        assert!((h as i32) >= -HISTORY_MAX && (h as i32) < -HISTORY_MAX + 200);
     }
 }

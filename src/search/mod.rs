@@ -218,7 +218,9 @@ impl Searcher {
             histories: Histories::default(),
             lmr: LmrTable::new(),
             stack: vec![Frame::default(); MAX_PLY + 8],
-            pv: vec![Vec::with_capacity(MAX_PLY); MAX_PLY + 2],
+            pv: (0..MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
             keys: Vec::new(),
             root_ply_index: 0,
             nodes: 0,
@@ -336,8 +338,16 @@ impl Searcher {
     }
 
     /// Step 1: iterative deepening, with aspiration windows from depth 4 on.
-    fn iterative_deepening(&mut self, root: &Position, reporter: &mut dyn Reporter) -> SearchResult {
-        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+    fn iterative_deepening(
+        &mut self,
+        root: &Position,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 1)
+            .clamp(1, MAX_PLY as i32 - 1);
         let multipv = self.limits.multipv.min(self.root_moves.len());
         let mut completed_depth = 0;
         let mut best_move_changes = 0.0f64;
@@ -352,15 +362,19 @@ impl Searcher {
                 self.seldepth = 0;
                 let previous = self.root_moves[pv_index].previous_score;
                 let mut delta = 15;
-                let (mut alpha, mut beta) = if depth >= 4 && self.config.selective && previous.abs() < MATE_BOUND {
-                    ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
-                } else {
-                    (-INFINITY, INFINITY)
-                };
+                let (mut alpha, mut beta) =
+                    if depth >= 4 && self.config.selective && previous.abs() < MATE_BOUND {
+                        (
+                            (previous - delta).max(-INFINITY),
+                            (previous + delta).min(INFINITY),
+                        )
+                    } else {
+                        (-INFINITY, INFINITY)
+                    };
                 loop {
                     let score = self.search_root(root, depth, alpha, beta, reporter);
                     // Stable sort keeps the order of equal scores: the best move comes first.
-                    self.root_moves[pv_index..].sort_by(|a, b| b.score.cmp(&a.score));
+                    self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                     if self.stopped {
                         break;
                     }
@@ -368,16 +382,20 @@ impl Searcher {
                         // Fail low: widen downwards, and pull beta in to re-search faster.
                         beta = (alpha + beta) / 2;
                         alpha = (score - delta).max(-INFINITY);
-                        self.report(reporter, depth, pv_index, Bound::Upper);
+                        if self.time.elapsed_ms() > 1000 {
+                            self.report(reporter, depth, pv_index, Bound::Upper);
+                        }
                     } else if score >= beta {
                         beta = (score + delta).min(INFINITY);
-                        self.report(reporter, depth, pv_index, Bound::Lower);
+                        if self.time.elapsed_ms() > 1000 {
+                            self.report(reporter, depth, pv_index, Bound::Lower);
+                        }
                     } else {
                         break;
                     }
                     delta += delta / 2;
                 }
-                self.root_moves[..=pv_index].sort_by(|a, b| b.score.cmp(&a.score));
+                self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 if self.stopped && depth > 1 {
                     break;
                 }
@@ -409,7 +427,10 @@ impl Searcher {
             self.check_ponderhit();
             if !self.pondering()
                 && !self.limits.infinite
-                && !self.time.should_start_iteration(best_move_changes, score - self.root_moves[0].previous_score)
+                && !self.time.should_start_iteration(
+                    best_move_changes,
+                    score - self.root_moves[0].previous_score,
+                )
             {
                 break;
             }
@@ -447,7 +468,11 @@ impl Searcher {
     fn report(&self, reporter: &mut dyn Reporter, depth: i32, pv_index: usize, bound: Bound) {
         let rm = &self.root_moves[pv_index];
         // A move not searched at this depth in MultiPV keeps its previous score.
-        let score = if rm.score == -INFINITY { rm.previous_score } else { rm.score };
+        let score = if rm.score == -INFINITY {
+            rm.previous_score
+        } else {
+            rm.score
+        };
         if score == -INFINITY {
             return;
         }
@@ -476,7 +501,11 @@ impl Searcher {
         let mut best = -INFINITY;
         self.nodes += 1;
         let in_check = root.in_check();
-        self.stack[0].static_eval = if in_check { -INFINITY } else { self.evaluator.evaluate(root.chess()) };
+        self.stack[0].static_eval = if in_check {
+            -INFINITY
+        } else {
+            self.evaluator.evaluate(root.chess())
+        };
         self.stack[0].excluded = None;
         let count = self.root_moves.len();
         for i in self.pv_index..count {
@@ -626,7 +655,11 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluator.evaluate(pos.chess()) };
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
         }
 
         // 3.3 Mate-distance pruning: no line from here can beat a mate already found closer
@@ -686,7 +719,10 @@ impl Searcher {
         if selective && !pv_node && !in_check && excluded.is_none() {
             // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
             // fall below it within a few plies.
-            if depth <= 8 && eval.abs() < MATE_BOUND && eval - 80 * (depth - i32::from(improving)) >= beta {
+            if depth <= 8
+                && eval.abs() < MATE_BOUND
+                && eval - 80 * (depth - i32::from(improving)) >= beta
+            {
                 return eval;
             }
 
@@ -732,8 +768,16 @@ impl Searcher {
         }
 
         // 3.10 The move loop.
-        let prev = if ply >= 1 { self.stack[ply - 1].piece_to } else { None };
-        let prev2 = if ply >= 2 { self.stack[ply - 2].piece_to } else { None };
+        let prev = if ply >= 1 {
+            self.stack[ply - 1].piece_to
+        } else {
+            None
+        };
+        let prev2 = if ply >= 2 {
+            self.stack[ply - 2].piece_to
+        } else {
+            None
+        };
         let ctx = OrderingContext {
             killers: self.stack[ply].killers,
             counter: self.histories.counter(prev),
@@ -776,7 +820,11 @@ impl Searcher {
                 }
                 // SEE pruning: bets that moves losing this much material are refuted.
                 if depth <= 8 {
-                    let margin = if quiet { -60 * depth } else { -25 * depth * depth };
+                    let margin = if quiet {
+                        -60 * depth
+                    } else {
+                        -25 * depth * depth
+                    };
                     if !see::see_ge(pos.chess(), m, margin) {
                         continue;
                     }
@@ -797,7 +845,14 @@ impl Searcher {
                 {
                     let singular_beta = s - 2 * depth;
                     self.stack[ply].excluded = Some(m);
-                    let v = self.negamax(pos, (depth - 1) / 2, ply, singular_beta - 1, singular_beta, cut_node);
+                    let v = self.negamax(
+                        pos,
+                        (depth - 1) / 2,
+                        ply,
+                        singular_beta - 1,
+                        singular_beta,
+                        cut_node,
+                    );
                     self.stack[ply].excluded = None;
                     self.pv[ply].clear();
                     if self.stopped {
@@ -831,7 +886,11 @@ impl Searcher {
                 score = -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, false);
             } else {
                 let mut reduction = 0;
-                if selective && depth >= 3 && legal > 1 + usize::from(pv_node) && (quiet || order_score < 0) {
+                if selective
+                    && depth >= 3
+                    && legal > 1 + usize::from(pv_node)
+                    && (quiet || order_score < 0)
+                {
                     // Late-move reductions: bets that late moves are worse than the first.
                     reduction = self.lmr.get(depth, legal);
                     reduction -= i32::from(pv_node);
@@ -843,9 +902,17 @@ impl Searcher {
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
-                score = -self.negamax(&child, new_depth - reduction, ply + 1, -alpha - 1, -alpha, true);
+                score = -self.negamax(
+                    &child,
+                    new_depth - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(&child, new_depth, ply + 1, -alpha - 1, -alpha, !cut_node);
+                    score =
+                        -self.negamax(&child, new_depth, ply + 1, -alpha - 1, -alpha, !cut_node);
                 }
                 if score > alpha && score < beta {
                     score = -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, false);
@@ -902,10 +969,13 @@ impl Searcher {
                     k[1] = k[0];
                     k[0] = Some(bm);
                 }
-                self.histories.update_quiets(us, bm, &quiets_tried, depth, &cont);
-                self.histories.update_captures(us, None, &captures_tried, depth);
+                self.histories
+                    .update_quiets(us, bm, &quiets_tried, depth, &cont);
+                self.histories
+                    .update_captures(us, None, &captures_tried, depth);
             } else {
-                self.histories.update_captures(us, Some(bm), &captures_tried, depth);
+                self.histories
+                    .update_captures(us, Some(bm), &captures_tried, depth);
             }
         }
 
@@ -940,19 +1010,27 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluator.evaluate(pos.chess()) };
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
         }
 
-        let entry = if self.config.use_tt { self.tt.probe(pos.key()) } else { None };
+        let entry = if self.config.use_tt {
+            self.tt.probe(pos.key())
+        } else {
+            None
+        };
         if let Some(e) = entry {
             let s = score_from_tt(e.score, ply);
-            if !pv_node
-                && match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                }
-            {
+            // Unlike the main search, quiescence takes TT cutoffs at PV nodes too: capture
+            // sequences transpose constantly, and a shortened PV tail costs nothing here.
+            if match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            } {
                 return s;
             }
         }
@@ -978,28 +1056,66 @@ impl Searcher {
         }
 
         let mut picker = MovePicker::quiescence(tt_move);
+        let recapture_square = if ply >= 1 {
+            self.stack[ply - 1].played.map(|m| m.to())
+        } else {
+            None
+        };
         let mut best_move = None;
         let mut legal = 0;
+        let mut searched = 0;
         while let Some((m, _)) = picker.next(pos.chess(), &self.histories) {
             legal += 1;
+            if self.config.selective
+                && in_check
+                && best_score > -MATE_BOUND
+                && (!is_noisy(m) || !see::see_ge(pos.chess(), m, 0))
+            {
+                // Once one evasion has shown we are not mated, further quiet or losing
+                // evasions are skipped: bets that they rarely matter, and chains of checks and
+                // evasions would otherwise make quiescence explode.
+                continue;
+            }
             if self.config.selective && !in_check {
+                // Move-count pruning: after the best few captures, only recaptures on the
+                // square of the last move. Bets that the rest cannot change much, and keeps
+                // positions full of mutual attacks from exploding.
+                if searched >= 3 && Some(m.to()) != recapture_square {
+                    continue;
+                }
                 // Delta pruning: bets that even winning the captured piece plus a margin
                 // cannot lift the score to alpha.
                 let gain = see::captured(m).map_or(0, see::value)
-                    + m.promotion().map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
+                    + m.promotion()
+                        .map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
                 if static_eval + gain + 200 <= alpha {
                     best_score = best_score.max(static_eval + gain + 200);
                     continue;
                 }
-                // Losing captures are pruned: they rarely help below the horizon.
-                if !see::see_ge(pos.chess(), m, 0) {
+                // SEE pruning: a capture must win material, and more when the stand-pat
+                // score is far below alpha. Bets that even trades below the horizon rarely
+                // change the verdict (and chains of them make quiescence explode).
+                if !see::see_ge(pos.chess(), m, (alpha - static_eval - 110).max(1)) {
                     continue;
                 }
             }
             let child = pos.play(m);
             self.tt.prefetch(child.key());
             self.keys.push(child.key());
-            let score = -self.quiescence(&child, ply + 1, -beta, -alpha);
+            self.stack[ply].played = Some(m);
+            // PVS here too: after the first move, prove with a null window that a capture
+            // does not beat alpha, and re-search with the full window only if it does.
+            let score = if pv_node && searched == 0 {
+                -self.quiescence(&child, ply + 1, -beta, -alpha)
+            } else {
+                let s = -self.quiescence(&child, ply + 1, -alpha - 1, -alpha);
+                if pv_node && s > alpha && s < beta {
+                    -self.quiescence(&child, ply + 1, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            searched += 1;
             self.keys.pop();
             if self.stopped {
                 return 0;
@@ -1041,7 +1157,14 @@ impl Searcher {
     /// Searches `pos` to `depth` with the window (alpha, beta) exactly as the main search
     /// does below the root (for tests of the window theorem). `history` are the keys of the
     /// positions before `pos`.
-    pub fn search_window(&mut self, pos: &Position, history: &[u64], depth: i32, alpha: i32, beta: i32) -> i32 {
+    pub fn search_window(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
         self.prepare_fixed(pos, history);
         let pv_node = beta - alpha > 1;
         self.negamax(pos, depth, 0, alpha, beta, !pv_node)
@@ -1077,7 +1200,11 @@ impl Searcher {
             return self.minimax_quiescence(pos, ply);
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluator.evaluate(pos.chess()) };
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
         }
         let moves = pos.chess().legal_moves();
         if moves.is_empty() {
@@ -1099,7 +1226,11 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluator.evaluate(pos.chess()) };
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
         }
         let mut moves = pos.chess().legal_moves();
         let mut best = if in_check {
