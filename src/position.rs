@@ -35,9 +35,12 @@ impl Position {
         let parsed: Fen = fen.parse().map_err(|e| format!("invalid FEN: {e}"))?;
         // A check by two pieces that no legal move could give (perft suites have one) is
         // still a well-defined position; every other inconsistency is refused.
-        let chess = Chess::from_setup(parsed.into_setup(), mode)
-            .or_else(|e| e.ignore_impossible_check())
-            .map_err(|e| format!("impossible position: {e}"))?;
+        let chess = match Chess::from_setup(parsed.into_setup(), mode) {
+            Ok(chess) => chess,
+            Err(e) => e
+                .ignore_impossible_check()
+                .map_err(|e| format!("impossible position: {e}"))?,
+        };
         Ok(Position::new(chess))
     }
 

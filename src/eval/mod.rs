@@ -484,8 +484,12 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
     };
     let eg = total.eg() * scale / SCALE_MAX;
     let mut white = (total.mg() * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
+    // Fifty-move damping: once nothing irreversible has happened for 20 plies, the score
+    // shrinks towards the draw the rule will declare. (Only from 20 plies on, so that the
+    // transposition table, whose keys ignore the counter, rarely mixes damped and undamped
+    // values of the same position.)
     let halfmoves = pos.halfmoves();
-    white = white * (200 - halfmoves.min(100) as i32) / 200;
+    white = white * (160 - halfmoves.saturating_sub(20).min(80) as i32) / 160;
     if insufficient {
         white = 0;
     }

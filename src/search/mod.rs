@@ -716,7 +716,9 @@ impl Searcher {
         self.stack[ply + 1].killers = [None, None];
         self.stack[ply + 2].killers = [None, None];
 
-        if selective && !pv_node && !in_check && excluded.is_none() {
+        // Static pruning needs a beta that static scores can reach: against a mate bound
+        // only a search can prove anything.
+        if selective && !pv_node && !in_check && excluded.is_none() && beta.abs() < MATE_BOUND {
             // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
             // fall below it within a few plies.
             if depth <= 8
@@ -798,14 +800,18 @@ impl Searcher {
                 continue;
             }
             let quiet = !is_noisy(m);
-            if quiet && skip_quiets {
-                continue;
-            }
             legal += 1;
+
+            let child = pos.play(m);
+            self.tt.prefetch(child.key());
+            let gives_check = child.in_check();
 
             // 3.11 Move-level pruning, once a move has kept us from being mated.
             if selective && ply > 0 && best_score > -MATE_BOUND {
-                if quiet && !in_check {
+                if quiet && !in_check && !gives_check {
+                    if skip_quiets {
+                        continue;
+                    }
                     // Late-move pruning: bets that late quiet moves at low depth are bad.
                     let lmp_limit = (3 + depth * depth) / (2 - i32::from(improving));
                     if depth <= 8 && legal as i32 > lmp_limit {
@@ -819,7 +825,7 @@ impl Searcher {
                     }
                 }
                 // SEE pruning: bets that moves losing this much material are refuted.
-                if depth <= 8 {
+                if depth <= 8 && !(quiet && gives_check) {
                     let margin = if quiet {
                         -60 * depth
                     } else {
@@ -869,9 +875,6 @@ impl Searcher {
                 }
             }
 
-            let child = pos.play(m);
-            self.tt.prefetch(child.key());
-            let gives_check = child.in_check();
             if selective && extension == 0 && gives_check {
                 // Check extension: forcing lines are resolved before the horizon.
                 extension = 1;
@@ -1098,6 +1101,11 @@ impl Searcher {
                 if !see::see_ge(pos.chess(), m, (alpha - static_eval - 110).max(1)) {
                     continue;
                 }
+            } else if !in_check && !see::see_ge(pos.chess(), m, 0) {
+                // The exact search keeps only the window-independent part of the rule:
+                // quiescence never plays captures that lose material. (Minimax applies the
+                // same rule, so the tree both search is the same.)
+                continue;
             }
             let child = pos.play(m);
             self.tt.prefetch(child.key());
@@ -1186,12 +1194,26 @@ impl Searcher {
 
     /// Plain minimax (no alpha-beta, no TT, no pruning) over the same tree as the exact
     /// search: the same evaluation, the same quiescence moves, the same draw rules.
-    pub fn minimax(&mut self, pos: &Position, history: &[u64], depth: i32) -> i32 {
+    /// Gives up (`None`) after `max_nodes` nodes: full-width capture trees can be huge.
+    pub fn minimax(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        depth: i32,
+        max_nodes: u64,
+    ) -> Option<i32> {
         self.prepare_fixed(pos, history);
-        self.minimax_node(pos, depth, 0)
+        self.limits.nodes = Some(max_nodes);
+        let v = self.minimax_node(pos, depth, 0);
+        self.limits.nodes = None;
+        (self.nodes <= max_nodes).then_some(v)
     }
 
     fn minimax_node(&mut self, pos: &Position, depth: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        if self.limits.nodes.is_some_and(|n| self.nodes > n) {
+            return 0;
+        }
         if depth > 0 && self.is_draw(pos, ply) {
             return DRAW;
         }
@@ -1221,6 +1243,10 @@ impl Searcher {
     }
 
     fn minimax_quiescence(&mut self, pos: &Position, ply: usize) -> i32 {
+        self.nodes += 1;
+        if self.limits.nodes.is_some_and(|n| self.nodes > n) {
+            return 0;
+        }
         if self.is_draw(pos, ply) {
             return DRAW;
         }
@@ -1239,7 +1265,10 @@ impl Searcher {
             }
             -INFINITY
         } else {
-            moves.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
+            moves.retain(|m| {
+                (m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen))
+                    && see::see_ge(pos.chess(), *m, 0)
+            });
             self.evaluator.evaluate(pos.chess())
         };
         for m in moves {
