@@ -7,7 +7,9 @@
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role, attacks,
+};
 
 /// A chess position with its Zobrist key (Polyglot-compatible, en passant counted only
 /// when the capture is legal, so equal positions have equal keys).
@@ -83,6 +85,43 @@ impl Position {
             None => full_key(&chess),
         };
         Position { chess, key }
+    }
+
+    /// Does `m` (legal here) give check? Computed from attack sets for ordinary moves, so a
+    /// move can be judged without being played; castling and en passant are played out.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let Move::Normal {
+            role,
+            from,
+            to,
+            promotion,
+            ..
+        } = m
+        else {
+            let mut after = self.chess.clone();
+            after.play_unchecked(m);
+            return after.is_check();
+        };
+        let board = self.chess.board();
+        let us = self.turn();
+        let Some(king) = board.king_of(!us) else {
+            return false;
+        };
+        let occupied = board.occupied().without(from).with(to);
+        let piece = promotion.unwrap_or(role);
+        // Direct check by the moved (or promoted) piece.
+        let direct = match piece {
+            Role::Pawn => attacks::pawn_attacks(us, to),
+            other => attacks::attacks(to, other.of(us), occupied),
+        };
+        if direct.contains(king) {
+            return true;
+        }
+        // Discovered check by a slider the move uncovered.
+        let ours = board.by_color(us).without(from);
+        let diagonal = attacks::bishop_attacks(king, occupied) & board.bishops_and_queens() & ours;
+        let straight = attacks::rook_attacks(king, occupied) & board.rooks_and_queens() & ours;
+        (diagonal | straight).any()
     }
 
     /// Plays a null move (the side to move passes). Returns `None` when in check.
@@ -163,6 +202,30 @@ mod tests {
             walk(&pos, 3, &mut checked);
         }
         assert!(checked > 100_000);
+    }
+
+    #[test]
+    fn gives_check_matches_playing_the_move() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        ];
+        let mut checks = 0;
+        for fen in fens {
+            let root = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            for m in root.chess().legal_moves() {
+                let pos = root.play(m);
+                for m2 in pos.chess().legal_moves() {
+                    let expected = pos.play(m2).in_check();
+                    assert_eq!(pos.gives_check(m2), expected, "{} {m2}", pos.fen());
+                    checks += usize::from(expected);
+                }
+            }
+        }
+        assert!(checks > 50);
     }
 
     #[test]

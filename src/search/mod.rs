@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use shakmaty::{Move, Position as _};
+use shakmaty::{Move, MoveList, Position as _};
 
 use crate::eval::Evaluator;
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
@@ -790,8 +790,9 @@ impl Searcher {
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
         let mut legal = 0usize;
-        let mut quiets_tried: Vec<Move> = Vec::new();
-        let mut captures_tried: Vec<Move> = Vec::new();
+        // Fixed-capacity lists on the stack: no allocation in the node loop.
+        let mut quiets_tried = MoveList::new();
+        let mut captures_tried = MoveList::new();
         let mut skip_quiets = false;
         let us = pos.turn();
 
@@ -802,9 +803,7 @@ impl Searcher {
             let quiet = !is_noisy(m);
             legal += 1;
 
-            let child = pos.play(m);
-            self.tt.prefetch(child.key());
-            let gives_check = child.in_check();
+            let gives_check = pos.gives_check(m);
 
             // 3.11 Move-level pruning, once a move has kept us from being mated.
             if selective && ply > 0 && best_score > -MATE_BOUND {
@@ -875,6 +874,8 @@ impl Searcher {
                 }
             }
 
+            let child = pos.play(m);
+            self.tt.prefetch(child.key());
             if selective && extension == 0 && gives_check {
                 // Check extension: forcing lines are resolved before the horizon.
                 extension = 1;
