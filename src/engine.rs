@@ -74,6 +74,8 @@ enum Job {
     },
     Bench(i32),
     NewGame,
+    /// Replace the worker's table (before a resize, so the old one is freed first).
+    SetTt(Arc<TranspositionTable>),
 }
 
 /// Prints the search's progress as UCI `info` lines.
@@ -92,7 +94,7 @@ impl Reporter for UciReporter {
 }
 
 fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
-    let mut searcher = Searcher::new(Arc::new(TranspositionTable::new(1)), flags);
+    let mut searcher = Searcher::new(Arc::new(TranspositionTable::new(1)), flags.clone());
     for job in jobs {
         match job {
             Job::Search {
@@ -105,8 +107,22 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             } => {
                 searcher.set_tt(tt);
                 let mut reporter = UciReporter { mode };
-                let result = searcher.search(&root, &history, limits, time, &mut reporter);
-                emit(&uci::bestmove(result.best, result.ponder, mode));
+                // A panic in the search must still produce a legal answer, not a time loss.
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    searcher.search(&root, &history, limits, time, &mut reporter)
+                }));
+                match outcome {
+                    Ok(result) => emit(&uci::bestmove(result.best, result.ponder, mode)),
+                    Err(_) => {
+                        emit(&uci::info_string(
+                            "internal error in the search; playing a legal move",
+                        ));
+                        let any = root.chess().legal_moves().first().copied();
+                        emit(&uci::bestmove(any, None, mode));
+                        searcher =
+                            Searcher::new(Arc::new(TranspositionTable::new(1)), flags.clone());
+                    }
+                }
             }
             Job::Perft { root, depth, mode } => {
                 let stdout = std::io::stdout();
@@ -117,6 +133,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 crate::bench::run(depth, &mut stdout.lock());
             }
             Job::NewGame => searcher.new_game(),
+            Job::SetTt(tt) => searcher.set_tt(tt),
         }
         if done.send(()).is_err() {
             break;
@@ -179,7 +196,14 @@ impl Engine {
                     Ok(Command::Quit) | Err(_) => break,
                     Ok(cmd) => self.handle(cmd),
                 },
-                recv(self.done) -> _ => self.busy = false,
+                recv(self.done) -> done => {
+                    self.busy = false;
+                    if done.is_err() {
+                        // The worker is gone: nothing more can be searched.
+                        emit(&uci::info_string("the search thread has stopped; exiting"));
+                        break;
+                    }
+                }
             }
         }
         self.quit();
@@ -327,8 +351,10 @@ impl Engine {
         match key.as_str() {
             "hash" => {
                 if let Some(mb) = number(1, 65536) {
-                    // Drop the old table first so both never exist at once.
+                    // Free the old table everywhere first, so both never exist at once.
                     self.tt = Arc::new(TranspositionTable::new(1));
+                    self.send(Job::SetTt(self.tt.clone()));
+                    self.wait_idle();
                     self.tt = Arc::new(TranspositionTable::new(mb as usize));
                     self.options.hash_mb = mb as usize;
                     let used = self.tt.size_mb();

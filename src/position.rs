@@ -6,7 +6,7 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::zobrist::Zobrist64;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
     CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role, attacks,
 };
@@ -129,8 +129,12 @@ impl Position {
         if self.in_check() {
             return None;
         }
+        // The key changes by the side to move and the en passant file, if there was one.
+        let mut key = self.key ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = self.chess.ep_square(EnPassantMode::Legal) {
+            key ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
         let chess = self.chess.clone().swap_turn().ok()?;
-        let key = full_key(&chess);
         Some(Position { chess, key })
     }
 

@@ -235,7 +235,8 @@ fn mates_are_found_with_the_right_distance_and_a_mating_pv() {
             fen,
             &[],
             Limits {
-                depth: Some(plies + 6),
+                // Selective search finds the shortest mate some plies beyond its length.
+                depth: Some(2 * plies + 10),
                 ..Limits::default()
             },
         );

@@ -204,6 +204,9 @@ pub struct Searcher {
     time: TimeManager,
     stopped: bool,
     was_pondering: bool,
+    /// When the search started (for `time` and `nps`; the time manager's clock restarts on
+    /// `ponderhit`, this one does not).
+    started: Instant,
     root_moves: Vec<RootMove>,
     pv_index: usize,
 }
@@ -229,6 +232,7 @@ impl Searcher {
             time: TimeManager::infinite(),
             stopped: false,
             was_pondering: false,
+            started: Instant::now(),
             root_moves: Vec::new(),
             pv_index: 0,
         }
@@ -263,6 +267,7 @@ impl Searcher {
         self.limits = limits;
         self.limits.multipv = self.limits.multipv.max(1);
         self.time = time;
+        self.started = Instant::now();
         self.nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
@@ -278,7 +283,17 @@ impl Searcher {
         }
         self.tt.new_search();
 
-        let mut legal: Vec<Move> = root.chess().legal_moves().into_iter().collect();
+        // Start from the move ordering (TT move, good captures, ...), so that even a search
+        // interrupted during its first iteration answers with a sensible move.
+        let tt_move = self
+            .tt
+            .probe(root.key())
+            .and_then(|e| movepick::decode(root.chess(), e.mv));
+        let mut picker = MovePicker::new(tt_move, OrderingContext::default());
+        let mut legal: Vec<Move> = Vec::new();
+        while let Some((m, _)) = picker.next(root.chess(), &self.histories) {
+            legal.push(m);
+        }
         if !self.limits.searchmoves.is_empty() {
             let only = self.limits.searchmoves.clone();
             legal.retain(|m| only.contains(m));
@@ -305,7 +320,7 @@ impl Searcher {
                 score,
                 bound: Bound::Exact,
                 nodes: 0,
-                elapsed_ms: self.time.elapsed_ms(),
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
                 hashfull: self.tt.hashfull(),
                 pv: &[],
             });
@@ -352,6 +367,7 @@ impl Searcher {
         let mut completed_depth = 0;
         let mut best_move_changes = 0.0f64;
         let mut last_best = None;
+        let mut last_score = None;
 
         for depth in 1..=max_depth {
             for rm in self.root_moves.iter_mut() {
@@ -382,12 +398,12 @@ impl Searcher {
                         // Fail low: widen downwards, and pull beta in to re-search faster.
                         beta = (alpha + beta) / 2;
                         alpha = (score - delta).max(-INFINITY);
-                        if self.time.elapsed_ms() > 1000 {
+                        if self.started.elapsed().as_millis() > 1000 {
                             self.report(reporter, depth, pv_index, Bound::Upper);
                         }
                     } else if score >= beta {
                         beta = (score + delta).min(INFINITY);
-                        if self.time.elapsed_ms() > 1000 {
+                        if self.started.elapsed().as_millis() > 1000 {
                             self.report(reporter, depth, pv_index, Bound::Lower);
                         }
                     } else {
@@ -399,7 +415,13 @@ impl Searcher {
                 if self.stopped && depth > 1 {
                     break;
                 }
-                self.report(reporter, depth, pv_index, Bound::Exact);
+                // The new line may have moved above earlier ones: print them all again, in
+                // order, once the iteration's lines are complete (or after every line for 1).
+                if pv_index + 1 == multipv {
+                    for k in 0..multipv {
+                        self.report(reporter, depth, k, Bound::Exact);
+                    }
+                }
             }
             if self.stopped && depth > 1 {
                 break;
@@ -414,6 +436,9 @@ impl Searcher {
             last_best = Some(best);
             best_move_changes *= 0.5;
             let score = self.root_moves[0].score;
+            // How the best score moved since the last iteration, whichever move holds it.
+            let score_change = last_score.map_or(0, |last| score - last);
+            last_score = Some(score);
             if let Some(n) = self.limits.mate
                 && score >= MATE_BOUND
                 && (MATE - score + 1) / 2 <= n
@@ -424,13 +449,12 @@ impl Searcher {
                 // Only one legal move: answer at once.
                 break;
             }
-            self.check_ponderhit();
-            if !self.pondering()
+            let pondering = self.check_ponderhit();
+            if !pondering
                 && !self.limits.infinite
-                && !self.time.should_start_iteration(
-                    best_move_changes,
-                    score - self.root_moves[0].previous_score,
-                )
+                && !self
+                    .time
+                    .should_start_iteration(best_move_changes, score_change)
             {
                 break;
             }
@@ -444,10 +468,15 @@ impl Searcher {
                 .probe(child.key())
                 .and_then(|e| movepick::decode(child.chess(), e.mv))
         });
+        let score = if best.score == -INFINITY {
+            best.previous_score.max(-MATE)
+        } else {
+            best.score
+        };
         SearchResult {
             best: Some(best.mv),
             ponder,
-            score: best.score,
+            score,
             depth: completed_depth,
             nodes: self.nodes,
         }
@@ -457,12 +486,16 @@ impl Searcher {
         self.flags.pondering.load(Ordering::Relaxed)
     }
 
-    /// After `ponderhit` the clock starts from that moment.
-    fn check_ponderhit(&mut self) {
-        if self.was_pondering && !self.pondering() {
+    /// After `ponderhit` the clock starts from that moment. Returns whether the search is
+    /// still pondering (the flag is read once, so a `ponderhit` arriving in between cannot
+    /// leave the clock unrestarted while the limits already apply).
+    fn check_ponderhit(&mut self) -> bool {
+        let pondering = self.pondering();
+        if self.was_pondering && !pondering {
             self.was_pondering = false;
             self.time.restart();
         }
+        pondering
     }
 
     fn report(&self, reporter: &mut dyn Reporter, depth: i32, pv_index: usize, bound: Bound) {
@@ -483,7 +516,7 @@ impl Searcher {
             score,
             bound,
             nodes: self.nodes,
-            elapsed_ms: self.time.elapsed_ms(),
+            elapsed_ms: self.started.elapsed().as_millis() as u64,
             hashfull: self.tt.hashfull(),
             pv: &rm.pv,
         });
@@ -510,7 +543,7 @@ impl Searcher {
         let count = self.root_moves.len();
         for i in self.pv_index..count {
             let m = self.root_moves[i].mv;
-            if self.time.elapsed_ms() > 1000 {
+            if self.started.elapsed().as_millis() > 1000 {
                 // `currmove` is only worth sending once a search takes noticeable time.
                 reporter.current_move(depth, m, i + 1);
             }
@@ -581,8 +614,8 @@ impl Searcher {
         {
             self.stopped = true;
         } else if self.nodes & 1023 == 0 {
-            self.check_ponderhit();
-            if !self.pondering() && !self.limits.infinite && self.time.hard_limit_reached() {
+            let pondering = self.check_ponderhit();
+            if !pondering && !self.limits.infinite && self.time.hard_limit_reached() {
                 self.stopped = true;
             }
         }
@@ -765,7 +798,12 @@ impl Searcher {
 
         // 3.9 Internal iterative reduction: without a TT move this node was never searched
         // well; search it shallower now and properly when the iteration comes back.
-        if selective && depth >= 4 && tt_move.is_none() && (pv_node || cut_node) {
+        if selective
+            && depth >= 4
+            && tt_move.is_none()
+            && excluded.is_none()
+            && (pv_node || cut_node)
+        {
             depth -= 1;
         }
 
@@ -887,7 +925,16 @@ impl Searcher {
             // (reduced when late), re-searched when they unexpectedly beat alpha.
             let mut score;
             if legal == 1 {
-                score = -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, false);
+                // The first child of a PV node is a PV node; of a cut-node, an all-node; of
+                // an all-node, a cut-node.
+                score = -self.negamax(
+                    &child,
+                    new_depth,
+                    ply + 1,
+                    -beta,
+                    -alpha,
+                    !pv_node && !cut_node,
+                );
             } else {
                 let mut reduction = 0;
                 if selective
@@ -1286,8 +1333,8 @@ impl Searcher {
         &mut self.evaluator
     }
 
-    /// Time since the search started, for callers that report `currmove`.
+    /// When the last search started.
     pub fn started(&self) -> Instant {
-        self.time.start()
+        self.started
     }
 }

@@ -1,0 +1,146 @@
+//! Analysis features over the real binary: MultiPV line counts and ordering, searchmoves
+//! (also with MultiPV), `go mate`, and movetime accuracy.
+
+mod common;
+
+use common::{Engine, GENEROUS, info_score, info_value, pv_of, secs};
+
+/// The last complete set of MultiPV lines (the lines of the deepest depth printed in full).
+fn last_multipv_set(lines: &[String], k: usize) -> Vec<String> {
+    let scored: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" multipv ") && !l.contains("bound"))
+        .collect();
+    let deepest = scored
+        .iter()
+        .filter_map(|l| info_value(l, "depth"))
+        .filter(|d| {
+            let n = scored
+                .iter()
+                .filter(|l| info_value(l, "depth") == Some(*d))
+                .count();
+            n >= k
+        })
+        .max()
+        .expect("no complete MultiPV iteration");
+    let set: Vec<String> = scored
+        .iter()
+        .filter(|l| info_value(l, "depth") == Some(deepest))
+        .map(|l| l.to_string())
+        .collect();
+    set[set.len() - k..].to_vec()
+}
+
+fn cp(line: &str) -> i64 {
+    match info_score(line).expect("score") {
+        (kind, n) if kind == "cp" => n,
+        (_, n) => {
+            if n > 0 {
+                100_000 - n
+            } else {
+                -100_000 - n
+            }
+        }
+    }
+}
+
+#[test]
+fn multipv_lines_are_numbered_distinct_and_ordered() {
+    let mut e = Engine::spawn();
+    e.send("setoption name MultiPV value 4");
+    e.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    e.send("go depth 7");
+    let out = e.wait_bestmove(GENEROUS);
+    let set = last_multipv_set(&out.lines, 4);
+    let numbers: Vec<i64> = set
+        .iter()
+        .map(|l| info_value(l, "multipv").unwrap())
+        .collect();
+    assert_eq!(numbers, vec![1, 2, 3, 4], "{set:#?}");
+    let firsts: Vec<&str> = set.iter().map(|l| pv_of(l)[0]).collect();
+    let mut distinct = firsts.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "first moves must differ: {firsts:?}");
+    let scores: Vec<i64> = set.iter().map(|l| cp(l)).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "lines not best first: {scores:?}"
+    );
+    assert_eq!(out.best, firsts[0], "bestmove is the first line's move");
+}
+
+#[test]
+fn multipv_beyond_the_number_of_legal_moves() {
+    let mut e = Engine::spawn();
+    e.send("setoption name MultiPV value 10");
+    // Three legal moves for white.
+    e.send("position fen 7k/8/8/8/8/8/8/K7 w - - 0 1");
+    e.send("go depth 4");
+    let out = e.wait_bestmove(GENEROUS);
+    let set = last_multipv_set(&out.lines, 3);
+    assert_eq!(set.len(), 3);
+    assert!(
+        out.lines
+            .iter()
+            .all(|l| info_value(l, "multipv").is_none_or(|k| k <= 3))
+    );
+}
+
+#[test]
+fn searchmoves_restricts_the_root_also_with_multipv() {
+    let mut e = Engine::spawn();
+    e.send("position startpos");
+    e.send("go depth 6 searchmoves a2a3 h2h3");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(
+        ["a2a3", "h2h3"].contains(&out.best.as_str()),
+        "bestmove {}",
+        out.best
+    );
+    for l in out.score_lines() {
+        assert!(["a2a3", "h2h3"].contains(&pv_of(l)[0]), "{l}");
+    }
+    e.send("setoption name MultiPV value 3");
+    e.send("go depth 5 searchmoves g1f3 b1c3");
+    let out = e.wait_bestmove(GENEROUS);
+    let set = last_multipv_set(&out.lines, 2);
+    let mut firsts: Vec<&str> = set.iter().map(|l| pv_of(l)[0]).collect();
+    firsts.sort();
+    assert_eq!(firsts, vec!["b1c3", "g1f3"]);
+    // An illegal searchmoves entry is reported and ignored.
+    e.send("go depth 3 searchmoves e2e5 d2d4");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_eq!(out.best, "d2d4");
+    assert!(
+        out.lines
+            .iter()
+            .any(|l| l.starts_with("info string") && l.contains("e2e5"))
+    );
+}
+
+#[test]
+fn go_mate_stops_when_the_mate_is_proven() {
+    let mut e = Engine::spawn();
+    e.send("position fen 8/5k2/8/3K4/7Q/R7/8/8 w - - 0 1");
+    e.send("go mate 3");
+    let out = e.wait_bestmove(secs(30));
+    let last = out.score_lines().last().unwrap().to_string();
+    assert_eq!(info_score(&last), Some(("mate".to_string(), 3)), "{last}");
+}
+
+#[test]
+fn movetime_is_used_but_not_exceeded() {
+    let mut e = Engine::spawn();
+    e.send("setoption name Move Overhead value 20");
+    e.send("position startpos");
+    for movetime in [100u64, 500, 1000] {
+        let t = std::time::Instant::now();
+        e.send(&format!("go movetime {movetime}"));
+        e.wait_bestmove(GENEROUS);
+        let ms = t.elapsed().as_millis() as u64;
+        eprintln!("go movetime {movetime}: bestmove after {ms} ms");
+        assert!(ms <= movetime + 30, "movetime {movetime} took {ms} ms");
+        assert!(ms >= movetime / 2, "movetime {movetime} used only {ms} ms");
+    }
+}
