@@ -592,6 +592,15 @@ impl Searcher {
         best
     }
 
+    /// The best line from `ply` is now `m` followed by the best line from `ply + 1`.
+    #[inline]
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(m);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
     /// Records the move played from `ply` and the child's key for repetition detection.
     #[inline]
     fn push(&mut self, child: &Position, m: Option<Move>, mover: shakmaty::Color, ply: usize) {
@@ -979,10 +988,7 @@ impl Searcher {
                 if score > alpha {
                     best_move = Some(m);
                     if pv_node {
-                        let (head, tail) = self.pv.split_at_mut(ply + 1);
-                        head[ply].clear();
-                        head[ply].push(m);
-                        head[ply].extend_from_slice(&tail[0]);
+                        self.update_pv(ply, m);
                     }
                     if score >= beta {
                         break;
@@ -1181,10 +1187,7 @@ impl Searcher {
                 if score > alpha {
                     best_move = Some(m);
                     if pv_node {
-                        let (head, tail) = self.pv.split_at_mut(ply + 1);
-                        head[ply].clear();
-                        head[ply].push(m);
-                        head[ply].extend_from_slice(&tail[0]);
+                        self.update_pv(ply, m);
                     }
                     if score >= beta {
                         break;
