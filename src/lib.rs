@@ -3,6 +3,7 @@
 //! One module per concern; `main.rs` only dispatches command-line arguments.
 
 pub mod bench;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod movepick;
@@ -12,6 +13,7 @@ pub mod search;
 pub mod see;
 pub mod time;
 pub mod tt;
+pub mod tune;
 pub mod uci;
 
 /// The engine's name and version as announced by `id name`.

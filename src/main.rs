@@ -1,5 +1,5 @@
-//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH]` and
-//! `scout perft DEPTH [FEN]` run the tools and exit.
+//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH]`,
+//! `scout perft DEPTH [FEN]`, `scout datagen ...` and `scout tune ...` run the tools and exit.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +13,76 @@ fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
     eprintln!("       scout bench [DEPTH]        fixed-depth search over the bench positions");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
+    eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
+    eprintln!("                     [--seed N] [--out FILE]     self-play training data");
+    eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--threads N] [--out FILE]");
+    eprintln!("                                  Texel tuning of src/eval/weights.rs");
     ExitCode::from(2)
+}
+
+/// Command-line arguments split into positional ones and `--name value` pairs.
+type Arguments = (Vec<String>, Vec<(String, String)>);
+
+/// Reads `--name value` options; other arguments are returned as positional.
+fn options(args: &[String]) -> Result<Arguments, String> {
+    let mut positional = Vec::new();
+    let mut named = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(name) = a.strip_prefix("--") {
+            let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+            named.push((name.to_string(), value.clone()));
+        } else {
+            positional.push(a.clone());
+        }
+    }
+    Ok((positional, named))
+}
+
+fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("--{name}: not a valid number: {value}"))
+}
+
+fn datagen(args: &[String]) -> Result<(), String> {
+    let (positional, named) = options(args)?;
+    if !positional.is_empty() {
+        return Err(format!("unexpected argument {}", positional[0]));
+    }
+    let mut config = scout::datagen::Config::default();
+    for (name, value) in named {
+        match name.as_str() {
+            "games" => config.games = number(&name, &value)?,
+            "nodes" => config.nodes = number(&name, &value)?,
+            "threads" => config.threads = number(&name, &value)?,
+            "random-plies" => config.random_plies = number(&name, &value)?,
+            "seed" => config.seed = number(&name, &value)?,
+            "out" => config.out = value,
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    let n = scout::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
+    eprintln!("wrote {n} positions to {}", config.out);
+    Ok(())
+}
+
+fn tune(args: &[String]) -> Result<(), String> {
+    let (positional, named) = options(args)?;
+    let mut config = scout::tune::Config::default();
+    if !positional.is_empty() {
+        config.inputs = positional;
+    }
+    for (name, value) in named {
+        match name.as_str() {
+            "epochs" => config.epochs = number(&name, &value)?,
+            "lr" => config.learning_rate = number(&name, &value)?,
+            "threads" => config.threads = number(&name, &value)?,
+            "out" => config.out = value,
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    scout::tune::run(&config)
 }
 
 fn main() -> ExitCode {
@@ -56,6 +125,16 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("{e}");
                     ExitCode::from(2)
+                }
+            }
+        }
+        Some(tool @ ("datagen" | "tune")) => {
+            let run = if tool == "datagen" { datagen } else { tune };
+            match run(&args[1..]) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{e}");
+                    usage()
                 }
             }
         }

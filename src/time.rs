@@ -100,18 +100,45 @@ impl TimeManager {
         self.hard_ms.is_some_and(|h| self.elapsed_ms() >= h)
     }
 
-    /// May another iteration start? The soft limit stretches when the best move keeps
-    /// changing (`instability`, a decaying count of changes) or the score dropped.
-    pub fn should_start_iteration(&self, instability: f64, score_change: i32) -> bool {
+    /// May another iteration start? The soft limit is scaled by how settled the search is:
+    /// it stretches when the best move keeps changing or the score dropped, and shrinks
+    /// when the same best move survived several iterations and took most of the nodes.
+    pub fn should_start_iteration(&self, stability: Stability) -> bool {
         let Some(soft) = self.soft_ms else {
             return true;
         };
-        let mut scale = 1.0 + instability;
-        if score_change < -20 {
+        let soft = (soft as f64 * stability.scale()).min(self.hard_ms.unwrap_or(u64::MAX) as f64);
+        (self.elapsed_ms() as f64) < soft
+    }
+}
+
+/// What the iterations so far say about the root, for scaling the soft limit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stability {
+    /// A decaying count of best-move changes (halved every iteration).
+    pub instability: f64,
+    /// Completed iterations in a row that kept the same best move.
+    pub stable_iterations: u32,
+    /// Fraction of all nodes searched that went below the current best move.
+    pub best_move_share: f64,
+    /// Best score of this iteration minus that of the previous one, in centipawns.
+    pub score_change: i32,
+}
+
+impl Stability {
+    /// The factor applied to the soft limit, between 0.4 and about 3.
+    pub fn scale(&self) -> f64 {
+        // A best move that keeps changing needs time to settle.
+        let mut scale = 1.0 + self.instability;
+        // A falling score: the opponent found something, look for a way out.
+        if self.score_change < -20 {
             scale *= 1.3;
         }
-        let soft = (soft as f64 * scale).min(self.hard_ms.unwrap_or(u64::MAX) as f64);
-        (self.elapsed_ms() as f64) < soft
+        // A best move that held for several iterations is unlikely to change now...
+        scale *= 1.2 - 0.06 * f64::from(self.stable_iterations.min(8));
+        // ...especially when the alternatives were refuted with few nodes.
+        scale *= (1.6 - 1.0 * self.best_move_share).clamp(0.6, 1.6);
+        scale.max(0.4)
     }
 }
 
@@ -165,6 +192,29 @@ mod tests {
             ..Clock::default()
         });
         assert!(s >= 1 && h >= 1 && h <= 1);
+    }
+
+    #[test]
+    fn soft_limit_shrinks_when_stable_and_stretches_when_not() {
+        let settled = Stability {
+            stable_iterations: 10,
+            best_move_share: 0.95,
+            ..Stability::default()
+        };
+        let unsettled = Stability {
+            instability: 1.5,
+            stable_iterations: 0,
+            best_move_share: 0.4,
+            score_change: -40,
+        };
+        assert!(settled.scale() < 0.6, "{}", settled.scale());
+        assert!(unsettled.scale() > 2.0, "{}", unsettled.scale());
+        // The hard limit still caps everything.
+        let tm = TimeManager::new(Clock {
+            movetime: Some(0),
+            ..Clock::default()
+        });
+        assert!(!tm.should_start_iteration(unsettled) || tm.elapsed_ms() < 1);
     }
 
     #[test]

@@ -163,8 +163,8 @@ fn fail_soft_window_theorem_against_minimax() {
 fn transposition_table_keeps_fixed_depth_values() {
     let mut exact = searcher(SearchConfig::exact());
     let mut with_tt = searcher(SearchConfig {
-        selective: false,
         use_tt: true,
+        ..SearchConfig::exact()
     });
     let mut checked = 0;
     for (fen, mode) in positions().into_iter().step_by(3) {
@@ -398,4 +398,48 @@ fn bench_node_count_is_deterministic() {
             .collect()
     };
     assert_eq!(strip(a), strip(b));
+}
+
+/// Nodes of fixed-depth searches of the first bench positions (and one mate) with `config`.
+fn feature_nodes(config: SearchConfig, depth: i32) -> u64 {
+    let bench = include_str!("../bench-positions/bench.fen");
+    let mut fens: Vec<&str> = bench
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(12)
+        .collect();
+    // A mate in 3: mate-distance pruning only acts once a mate is found.
+    fens.push("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1");
+    let mut total = 0;
+    for fen in fens {
+        let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+        let mut s = searcher(config);
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        total += s
+            .search(
+                &pos,
+                &[],
+                limits,
+                TimeManager::infinite(),
+                &mut scout::search::Silent,
+            )
+            .nodes;
+    }
+    total
+}
+
+/// Every switch of `SCOUT_DISABLE` reaches a live part of the search: turning any one
+/// feature off changes the tree.
+#[test]
+fn every_search_feature_switch_changes_the_tree() {
+    let full = feature_nodes(SearchConfig::default(), 9);
+    assert_eq!(full, feature_nodes(SearchConfig::without("").unwrap(), 9));
+    for (_, name) in scout::search::Feature::ALL {
+        let without = feature_nodes(SearchConfig::without(name).unwrap(), 9);
+        assert_ne!(full, without, "switching off {name} changes nothing");
+    }
+    assert!(SearchConfig::without("nmp,bogus").is_err());
 }

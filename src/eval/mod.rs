@@ -7,9 +7,86 @@
 //! blended by the game phase (non-pawn material), the endgame half is scaled by an
 //! endgame-specific factor and the result is damped as the fifty-move counter grows.
 //!
-//! The same code computes [`Evaluator::evaluate`] (hot path, no tracing) and [`trace`] (the
-//! `eval` command): it is generic over a [`Tracer`] that either ignores or records each
-//! term group's per-colour contribution, so the two can never disagree.
+//! The same code computes [`Evaluator::evaluate`] (hot path, no tracing), [`trace`] (the
+//! `eval` command) and [`coefficients`] (the tuner's view): it is generic over a [`Tracer`]
+//! that ignores or records each term group's contribution and each use of a tunable weight,
+//! so the three can never disagree.
+
+/// Declares the tunable weights of [`weights`]: one `pub const` per weight (an [`S`] or an
+/// array of them), plus `LAYOUT` (name and length of each, in declaration order), `COUNT`,
+/// `idx::NAME` (the offset of each weight in the flat parameter vector) and `values()` (that
+/// vector). The tuner rewrites the values in place.
+macro_rules! tunable {
+    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $value:expr ; )*) => {
+        $( $(#[doc = $doc])* pub const $name: $ty = $value; )*
+
+        /// Name and number of `S` entries of every tunable weight, in declaration order.
+        pub const LAYOUT: &[(&str, usize)] =
+            &[ $( (stringify!($name), <$ty as $crate::eval::Flat>::LEN), )* ];
+
+        /// Total number of `S` entries in the flat parameter vector.
+        pub const COUNT: usize = {
+            let mut n = 0;
+            let mut i = 0;
+            while i < LAYOUT.len() {
+                n += LAYOUT[i].1;
+                i += 1;
+            }
+            n
+        };
+
+        /// Offset of a weight in the flat parameter vector.
+        const fn offset_of(name: &str) -> usize {
+            let mut offset = 0;
+            let mut i = 0;
+            while i < LAYOUT.len() {
+                if $crate::eval::const_str_eq(LAYOUT[i].0, name) {
+                    return offset;
+                }
+                offset += LAYOUT[i].1;
+                i += 1;
+            }
+            panic!("unknown weight")
+        }
+
+        /// Offsets of the weights in the flat parameter vector, by name.
+        pub mod idx {
+            $( #[doc = concat!("Offset of `", stringify!($name), "`.")]
+               pub const $name: usize = super::offset_of(stringify!($name)); )*
+        }
+
+        /// The current weights as one flat vector, in `LAYOUT` order.
+        pub fn values() -> Vec<S> {
+            let mut v = Vec::with_capacity(COUNT);
+            $( $crate::eval::Flat::flatten(&$name, &mut v); )*
+            v
+        }
+    };
+}
+
+/// Looks up a tunable weight and tells the tracer that `color` used it (`n` times):
+/// `w!(t, c, NAME)`, `w!(t, c, NAME[i])`, `w!(t, c, NAME, n)`, `w!(t, c, NAME[i], n)`.
+macro_rules! w {
+    ($t:expr, $c:expr, $name:ident [$i:expr], $n:expr) => {{
+        let (i, n): (usize, i32) = ($i, $n);
+        $t.count(weights::idx::$name + i, $c, n);
+        $name[i] * n
+    }};
+    ($t:expr, $c:expr, $name:ident [$i:expr]) => {{
+        let i: usize = $i;
+        $t.count(weights::idx::$name + i, $c, 1);
+        $name[i]
+    }};
+    ($t:expr, $c:expr, $name:ident, $n:expr) => {{
+        let n: i32 = $n;
+        $t.count(weights::idx::$name, $c, n);
+        $name * n
+    }};
+    ($t:expr, $c:expr, $name:ident) => {{
+        $t.count(weights::idx::$name, $c, 1);
+        $name
+    }};
+}
 
 mod pawns;
 mod score;
@@ -61,6 +138,54 @@ const PSQT: [&[S; 64]; 6] = [
     &PSQT_KING,
 ];
 
+/// Offsets of the piece-square tables in the flat parameter vector, by role index.
+const PSQT_IDX: [usize; 6] = [
+    weights::idx::PSQT_PAWN,
+    weights::idx::PSQT_KNIGHT,
+    weights::idx::PSQT_BISHOP,
+    weights::idx::PSQT_ROOK,
+    weights::idx::PSQT_QUEEN,
+    weights::idx::PSQT_KING,
+];
+
+/// A tunable weight: an `S` or an array of them, flattened for the tuner.
+pub trait Flat {
+    /// Number of `S` entries.
+    const LEN: usize;
+    /// Appends the entries to `out`.
+    fn flatten(&self, out: &mut Vec<S>);
+}
+
+impl Flat for S {
+    const LEN: usize = 1;
+    fn flatten(&self, out: &mut Vec<S>) {
+        out.push(*self);
+    }
+}
+
+impl<const N: usize> Flat for [S; N] {
+    const LEN: usize = N;
+    fn flatten(&self, out: &mut Vec<S>) {
+        out.extend_from_slice(self);
+    }
+}
+
+/// String equality usable in constants (for `weights::idx`).
+pub const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Index of a role in the `[_; 6]` weight tables.
 #[inline]
 const fn ri(role: Role) -> usize {
@@ -110,9 +235,17 @@ struct Summary {
     stm: i32,
 }
 
-/// Receives each term group's contribution; the fast path uses [`NoTrace`].
+/// Receives each term group's contribution and each use of a tunable weight; the fast path
+/// uses [`NoTrace`].
 trait Tracer {
+    /// `color` earned `s` in term group `term`.
     fn add(&mut self, term: Term, color: Color, s: S);
+    /// `color` used the tunable weight at flat offset `id`, `n` times.
+    #[inline(always)]
+    fn count(&mut self, _id: usize, _color: Color, _n: i32) {}
+    /// `color` earned `s` from a term that is not linear in the tunable weights.
+    #[inline(always)]
+    fn nonlinear(&mut self, _color: Color, _s: S) {}
     fn finish(&mut self, summary: Summary);
 }
 
@@ -349,21 +482,28 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
         let enemy_zone = ctx.king_zone[ti];
 
         let mut material = S::ZERO;
-        let mut psqt = entry.psqt[ci] + PSQT_KING[psqt_index(c, ksq[ci])];
+        let mut psqt = entry.psqt[ci] + w!(t, c, PSQT_KING[psqt_index(c, ksq[ci])]);
         let mut mobility = S::ZERO;
         let mut placement = S::ZERO;
 
-        material += MATERIAL[ri(Role::Pawn)] * pawns[ci].count_ones() as i32;
+        material += w!(
+            t,
+            c,
+            MATERIAL[ri(Role::Pawn)],
+            pawns[ci].count_ones() as i32
+        );
 
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             let set = b.by_role(role).0 & mine;
             if set == 0 {
                 continue;
             }
-            material += MATERIAL[ri(role)] * set.count_ones() as i32;
+            material += w!(t, c, MATERIAL[ri(role)], set.count_ones() as i32);
             let mut role_attacks = 0u64;
             for sq in squares(set) {
-                psqt += PSQT[ri(role)][psqt_index(c, sq)];
+                let square = psqt_index(c, sq);
+                t.count(PSQT_IDX[ri(role)] + square, c, 1);
+                psqt += PSQT[ri(role)][square];
                 let att = match role {
                     Role::Knight => knight_attacks(sq),
                     Role::Bishop => bishop_attacks(sq, Bitboard(occupied)),
@@ -378,10 +518,10 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
                 // Mobility: safe squares reachable.
                 let n = (att & mobility_area).count_ones() as usize;
                 mobility += match role {
-                    Role::Knight => MOBILITY_KNIGHT[n],
-                    Role::Bishop => MOBILITY_BISHOP[n],
-                    Role::Rook => MOBILITY_ROOK[n],
-                    _ => MOBILITY_QUEEN[n],
+                    Role::Knight => w!(t, c, MOBILITY_KNIGHT[n]),
+                    Role::Bishop => w!(t, c, MOBILITY_BISHOP[n]),
+                    Role::Rook => w!(t, c, MOBILITY_ROOK[n]),
+                    _ => w!(t, c, MOBILITY_QUEEN[n]),
                 };
 
                 // King attack: pieces hitting the enemy king zone.
@@ -395,22 +535,26 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
                 let bit = 1u64 << sq as u32;
                 match role {
                     // Outposts: safe from enemy pawns and defended by an own pawn.
-                    Role::Knight if entry.outposts[ci] & bit != 0 => placement += KNIGHT_OUTPOST,
-                    Role::Bishop if entry.outposts[ci] & bit != 0 => placement += BISHOP_OUTPOST,
+                    Role::Knight if entry.outposts[ci] & bit != 0 => {
+                        placement += w!(t, c, KNIGHT_OUTPOST);
+                    }
+                    Role::Bishop if entry.outposts[ci] & bit != 0 => {
+                        placement += w!(t, c, BISHOP_OUTPOST);
+                    }
                     Role::Rook => {
                         // Rooks on open and half-open files, and on the 7th rank.
                         let file = FILE_A << (sq as u32 & 7);
                         if pawns[ci] & file == 0 {
                             placement += if pawns[ti] & file == 0 {
-                                ROOK_OPEN_FILE
+                                w!(t, c, ROOK_OPEN_FILE)
                             } else {
-                                ROOK_SEMIOPEN_FILE
+                                w!(t, c, ROOK_SEMIOPEN_FILE)
                             };
                         }
                         if relative_rank(c, sq) == 6 {
                             let seventh = c.fold_wb(0x00FF_0000_0000_0000, 0xFF00);
                             if relative_rank(c, ksq[ti]) == 7 || pawns[ti] & seventh != 0 {
-                                placement += ROOK_ON_SEVENTH;
+                                placement += w!(t, c, ROOK_ON_SEVENTH);
                             }
                         }
                     }
@@ -423,7 +567,7 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
         // Bishop pair: bishops on both square colours.
         let bishops = b.bishops().0 & mine;
         if bishops & Bitboard::LIGHT_SQUARES.0 != 0 && bishops & Bitboard::DARK_SQUARES.0 != 0 {
-            placement += BISHOP_PAIR;
+            placement += w!(t, c, BISHOP_PAIR);
         }
 
         put(t, &mut total, Term::Material, c, material);
@@ -435,31 +579,23 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
 
     // Second pass: terms that need both sides' attacks.
     for c in [Color::White, Color::Black] {
-        put(
-            t,
-            &mut total,
-            Term::KingSafety,
-            c,
-            king_safety(b, &ctx, entry, c),
-        );
-        put(t, &mut total, Term::Threats, c, threats(b, &ctx, c));
-        put(
-            t,
-            &mut total,
-            Term::Passed,
-            c,
-            passed_pawns(&ctx, entry, c, stm),
-        );
+        let king = king_safety(b, &ctx, entry, c, t);
+        put(t, &mut total, Term::KingSafety, c, king);
+        let threat = threats(b, &ctx, c, t);
+        put(t, &mut total, Term::Threats, c, threat);
+        let passed = passed_pawns(&ctx, entry, c, stm, t);
+        put(t, &mut total, Term::Passed, c, passed);
     }
 
     // Tempo: the side to move gets the initiative.
-    put(t, &mut total, Term::Tempo, stm, TEMPO);
+    let tempo = w!(t, stm, TEMPO);
+    put(t, &mut total, Term::Tempo, stm, tempo);
 
     // Special endgames: driving a bare king to the edge (and to the right corner for KBNK).
     for c in [Color::White, Color::Black] {
         let them = !c;
         if pieces[color_index(them)] == 1u64 << ksq[color_index(them)] as u32 {
-            let s = mop_up(b, c, ksq[color_index(c)], ksq[color_index(them)]);
+            let s = mop_up(b, c, ksq[color_index(c)], ksq[color_index(them)], t);
             if s != S::ZERO {
                 put(t, &mut total, Term::Endgame, c, s);
             }
@@ -489,7 +625,7 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
     // transposition table, whose keys ignore the counter, rarely mixes damped and undamped
     // values of the same position.)
     let halfmoves = pos.halfmoves();
-    white = white * (160 - halfmoves.saturating_sub(20).min(80) as i32) / 160;
+    white = white * fifty_move_damping(halfmoves) / 160;
     if insufficient {
         white = 0;
     }
@@ -511,9 +647,16 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
     result
 }
 
+/// The fifty-move damping factor, out of 160: 160 up to 20 plies without a capture or pawn
+/// move, then falling linearly to 80 at 100 plies.
+#[inline]
+pub fn fifty_move_damping(halfmoves: u32) -> i32 {
+    160 - halfmoves.saturating_sub(20).min(80) as i32
+}
+
 /// King safety of `c`'s king: cached shelter terms plus the nonlinear king-danger penalty.
 #[inline(always)]
-fn king_safety(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color) -> S {
+fn king_safety<T: Tracer>(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color, t: &mut T) -> S {
     let ci = color_index(c);
     let ti = color_index(!c);
     let mut s = entry.shelter[ci];
@@ -556,10 +699,12 @@ fn king_safety(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color) -> S {
         danger += KING_NO_ENEMY_QUEEN;
     }
     if danger > 0 {
-        s -= S(
+        let penalty = S(
             (danger * danger / KING_DANGER_MG_DIVISOR).min(KING_DANGER_MG_MAX),
             danger / KING_DANGER_EG_DIVISOR,
         );
+        t.nonlinear(c, -penalty);
+        s -= penalty;
     }
     s
 }
@@ -567,7 +712,7 @@ fn king_safety(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color) -> S {
 /// Threats by `c`: pawns attacking pieces, minors attacking rooks and queens, rooks attacking
 /// queens, and undefended enemy men under attack.
 #[inline(always)]
-fn threats(b: &Board, ctx: &Ctx, c: Color) -> S {
+fn threats<T: Tracer>(b: &Board, ctx: &Ctx, c: Color, t: &mut T) -> S {
     let ci = color_index(c);
     let ti = color_index(!c);
     let by = &ctx.attacked_by[ci];
@@ -587,10 +732,11 @@ fn threats(b: &Board, ctx: &Ctx, c: Color) -> S {
             continue;
         }
         let r = ri(role);
-        s += THREAT_BY_PAWN[r] * (victims & by[ri(Role::Pawn)]).count_ones() as i32;
-        s += THREAT_BY_MINOR[r] * (victims & minor_attacks).count_ones() as i32;
-        s += THREAT_BY_ROOK[r] * (victims & by[ri(Role::Rook)]).count_ones() as i32;
-        s += HANGING[r] * (victims & undefended_attacked).count_ones() as i32;
+        let count = |set: u64| (victims & set).count_ones() as i32;
+        s += w!(t, c, THREAT_BY_PAWN[r], count(by[ri(Role::Pawn)]));
+        s += w!(t, c, THREAT_BY_MINOR[r], count(minor_attacks));
+        s += w!(t, c, THREAT_BY_ROOK[r], count(by[ri(Role::Rook)]));
+        s += w!(t, c, HANGING[r], count(undefended_attacked));
     }
     s
 }
@@ -598,7 +744,7 @@ fn threats(b: &Board, ctx: &Ctx, c: Color) -> S {
 /// Passed pawns of `c`: rank, free and safe path, support, king proximity to the stop square
 /// and the rule of the square against a king without pieces.
 #[inline(always)]
-fn passed_pawns(ctx: &Ctx, entry: &PawnEntry, c: Color, stm: Color) -> S {
+fn passed_pawns<T: Tracer>(ctx: &Ctx, entry: &PawnEntry, c: Color, stm: Color, t: &mut T) -> S {
     let ci = color_index(c);
     let them = !c;
     let ti = color_index(them);
@@ -611,20 +757,22 @@ fn passed_pawns(ctx: &Ctx, entry: &PawnEntry, c: Color, stm: Color) -> S {
     for sq in squares(passers) {
         let r = relative_rank(c, sq);
         let bit = 1u64 << sq as u32;
-        s += PASSED_RANK[r];
+        s += w!(t, c, PASSED_RANK[r]);
         if r >= 3 {
             let stop = Square::new(push(c, bit).trailing_zeros());
-            s += PASSED_ENEMY_KING_DISTANCE[r] * ctx.ksq[ti].distance(stop).min(5) as i32;
-            s += PASSED_OWN_KING_DISTANCE[r] * ctx.ksq[ci].distance(stop).min(5) as i32;
+            let enemy = ctx.ksq[ti].distance(stop).min(5) as i32;
+            let own = ctx.ksq[ci].distance(stop).min(5) as i32;
+            s += w!(t, c, PASSED_ENEMY_KING_DISTANCE[r], enemy);
+            s += w!(t, c, PASSED_OWN_KING_DISTANCE[r], own);
         }
         if ctx.attacked_by[ci][ri(Role::Pawn)] & bit != 0 {
-            s += PASSED_SUPPORTED;
+            s += w!(t, c, PASSED_SUPPORTED);
         }
         let path = forward_span(c, bit);
         if path & ctx.occupied == 0 {
-            s += PASSED_FREE_PATH[r];
+            s += w!(t, c, PASSED_FREE_PATH[r]);
             if path & ctx.attacked[ti] == 0 {
-                s += PASSED_SAFE_PATH[r];
+                s += w!(t, c, PASSED_SAFE_PATH[r]);
             }
             if their_pieces_bare {
                 let promotion = Square::from_coords(
@@ -634,7 +782,7 @@ fn passed_pawns(ctx: &Ctx, entry: &PawnEntry, c: Color, stm: Color) -> S {
                 let pawn_moves = 7 - r as i32 - i32::from(r == 1);
                 let king_moves = ctx.ksq[ti].distance(promotion) as i32 - i32::from(stm == them);
                 if king_moves > pawn_moves {
-                    s += PASSED_UNSTOPPABLE;
+                    s += w!(t, c, PASSED_UNSTOPPABLE);
                 }
             }
         }
@@ -644,7 +792,7 @@ fn passed_pawns(ctx: &Ctx, entry: &PawnEntry, c: Color, stm: Color) -> S {
 
 /// Mating help for `c` against a bare enemy king: push it to the edge and bring the kings
 /// together; with king, bishop and knight drive it to a corner of the bishop's colour.
-fn mop_up(b: &Board, c: Color, own_king: Square, enemy_king: Square) -> S {
+fn mop_up<T: Tracer>(b: &Board, c: Color, own_king: Square, enemy_king: Square, t: &mut T) -> S {
     let mine = b.by_color(c);
     let points = piece_points(b, c);
     let own_pawns = (b.pawns() & mine).count();
@@ -655,8 +803,13 @@ fn mop_up(b: &Board, c: Color, own_king: Square, enemy_king: Square) -> S {
     if own_pawns != 0 || (points < 5 && !kbnk && !(bishops.count() == 2 && points == 6)) {
         return S::ZERO;
     }
-    let mut s = MOPUP_EDGE * centre_distance(enemy_king)
-        + MOPUP_KING_CLOSENESS * (14 - manhattan(own_king, enemy_king));
+    let mut s = w!(t, c, MOPUP_EDGE, centre_distance(enemy_king))
+        + w!(
+            t,
+            c,
+            MOPUP_KING_CLOSENESS,
+            14 - manhattan(own_king, enemy_king)
+        );
     if kbnk {
         let corners = if (bishops & Bitboard::DARK_SQUARES).any() {
             [Square::A1, Square::H8]
@@ -664,21 +817,97 @@ fn mop_up(b: &Board, c: Color, own_king: Square, enemy_king: Square) -> S {
             [Square::H1, Square::A8]
         };
         let d = manhattan(enemy_king, corners[0]).min(manhattan(enemy_king, corners[1]));
-        s += KBNK_CORNER * (7 - d).max(0);
+        s += w!(t, c, KBNK_CORNER, (7 - d).max(0));
     }
     s
 }
 
-/// A human-readable evaluation trace (the `eval` command).
-pub fn trace(pos: &Chess) -> String {
-    let mut t = Trace::default();
+/// Evaluates without the pawn hash table, through tracer `t`.
+fn evaluate_traced<T: Tracer>(pos: &Chess, t: &mut T) -> i32 {
     let b = pos.board();
     let entry = pawns::compute(
         (b.pawns() & b.white()).0,
         (b.pawns() & b.black()).0,
         [king_square(b, Color::Black), king_square(b, Color::White)],
+        t,
     );
-    let result = evaluate_with(pos, &entry, &mut t);
+    evaluate_with(pos, &entry, t)
+}
+
+/// What the tuner needs to know about one position's evaluation: how often each side used
+/// each tunable weight, the part of the score that is not linear in the weights, and how
+/// the middlegame and endgame halves were blended.
+#[derive(Clone, Debug)]
+pub struct Coefficients {
+    /// (flat offset into `weights::values()`, uses by White minus uses by Black), nonzero only.
+    pub counts: Vec<(u16, i16)>,
+    /// White-relative sum of the nonlinear terms (the king-danger penalties).
+    pub nonlinear: S,
+    /// White-relative sum of all terms before blending.
+    pub total: S,
+    /// Middlegame weight, out of [`PHASE_MAX`].
+    pub phase: i32,
+    /// Endgame scale factor, out of [`SCALE_MAX`].
+    pub scale: i32,
+    /// Fifty-move damping factor, out of 160.
+    pub damping: i32,
+    /// Neither side can mate: the evaluation is 0 whatever the weights.
+    pub insufficient: bool,
+    /// The evaluation from White's point of view.
+    pub white: i32,
+}
+
+/// Collects weight uses for [`coefficients`].
+struct CoefficientTrace {
+    counts: Vec<i32>,
+    nonlinear: S,
+    summary: Summary,
+}
+
+impl Tracer for CoefficientTrace {
+    fn add(&mut self, _: Term, _: Color, _: S) {}
+    fn count(&mut self, id: usize, color: Color, n: i32) {
+        self.counts[id] += color.fold_wb(n, -n);
+    }
+    fn nonlinear(&mut self, color: Color, s: S) {
+        self.nonlinear += color.fold_wb(s, -s);
+    }
+    fn finish(&mut self, summary: Summary) {
+        self.summary = summary;
+    }
+}
+
+/// The evaluation of `pos` broken down for the tuner (see [`Coefficients`]).
+pub fn coefficients(pos: &Chess) -> Coefficients {
+    let mut t = CoefficientTrace {
+        counts: vec![0; weights::COUNT],
+        nonlinear: S::ZERO,
+        summary: Summary::default(),
+    };
+    evaluate_traced(pos, &mut t);
+    let sm = t.summary;
+    Coefficients {
+        counts: t
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != 0)
+            .map(|(i, &n)| (i as u16, n as i16))
+            .collect(),
+        nonlinear: t.nonlinear,
+        total: S(sm.mg, sm.eg),
+        phase: sm.phase,
+        scale: sm.scale,
+        damping: fifty_move_damping(sm.halfmoves),
+        insufficient: sm.insufficient,
+        white: sm.white,
+    }
+}
+
+/// A human-readable evaluation trace (the `eval` command).
+pub fn trace(pos: &Chess) -> String {
+    let mut t = Trace::default();
+    let result = evaluate_traced(pos, &mut t);
     let sm = t.summary;
     let mut out = String::new();
     let line = "------------+---------------+---------------+---------------";
@@ -735,9 +964,9 @@ pub fn trace(pos: &Chess) -> String {
     );
     let _ = writeln!(
         out,
-        "Fifty-move damping: halfmove clock {} -> x({} / 200)",
+        "Fifty-move damping: halfmove clock {} -> x({} / 160)",
         sm.halfmoves,
-        200 - sm.halfmoves.min(100)
+        fifty_move_damping(sm.halfmoves)
     );
     let _ = writeln!(out, "Evaluation (White's view): {:+} cp", sm.white);
     let _ = writeln!(
@@ -861,6 +1090,45 @@ mod tests {
                 assert!(text.contains(name), "missing {name}");
             }
         }
+    }
+
+    /// Every use of a tunable weight is reported: the weights times the counts, plus the
+    /// nonlinear part, rebuild the unblended total exactly.
+    #[test]
+    fn coefficients_rebuild_the_evaluation() {
+        let values = weights::values();
+        assert_eq!(values.len(), weights::COUNT);
+        let mut fens: Vec<&str> = crate::bench::POSITIONS.lines().collect();
+        fens.extend([
+            "k7/8/8/8/3K4/3BN3/8/8 b - - 0 1",
+            "4k3/P7/8/8/8/8/8/4K3 b - - 0 1",
+            "4k1b1/8/8/8/8/8/PPP5/2B1K3 w - - 7 1",
+            "8/8/8/8/8/2k5/8/R3K3 w - - 0 1",
+        ]);
+        for fen in fens {
+            let p = pos(fen);
+            let c = coefficients(&p);
+            let mut sum = c.nonlinear;
+            for &(i, n) in &c.counts {
+                sum += values[i as usize] * i32::from(n);
+            }
+            assert_eq!(sum, c.total, "{fen}");
+            let v = Evaluator::new().evaluate(&p);
+            assert_eq!(c.white, p.turn().fold_wb(v, -v), "{fen}");
+        }
+    }
+
+    #[test]
+    fn weight_layout_is_consistent() {
+        assert_eq!(weights::idx::MATERIAL, 0);
+        assert_eq!(weights::idx::PSQT_PAWN, 6);
+        let total: usize = weights::LAYOUT.iter().map(|&(_, n)| n).sum();
+        assert_eq!(total, weights::COUNT);
+        assert_eq!(weights::values()[weights::idx::TEMPO], TEMPO);
+        assert_eq!(
+            weights::values()[weights::idx::PSQT_KING + 63],
+            PSQT_KING[63]
+        );
     }
 
     #[test]

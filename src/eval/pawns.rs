@@ -10,7 +10,7 @@ use shakmaty::{Color, Square};
 
 use super::score::S;
 use super::weights::*;
-use super::{color_index, psqt_index};
+use super::{NoTrace, Tracer, color_index, psqt_index, weights};
 
 /// The a-file.
 pub(super) const FILE_A: u64 = 0x0101_0101_0101_0101;
@@ -176,14 +176,19 @@ impl PawnTable {
             || slot.black_pawns != black_pawns
             || slot.kings != king_key
         {
-            *slot = compute(white_pawns, black_pawns, kings);
+            *slot = compute(white_pawns, black_pawns, kings, &mut NoTrace);
         }
         *slot
     }
 }
 
 /// Evaluates the pawn structure from scratch. `kings` is indexed by colour index.
-pub(super) fn compute(white_pawns: u64, black_pawns: u64, kings: [Square; 2]) -> PawnEntry {
+pub(super) fn compute<T: Tracer>(
+    white_pawns: u64,
+    black_pawns: u64,
+    kings: [Square; 2],
+    t: &mut T,
+) -> PawnEntry {
     let pawns = [black_pawns, white_pawns];
     let mut entry = PawnEntry {
         white_pawns,
@@ -214,24 +219,24 @@ pub(super) fn compute(white_pawns: u64, black_pawns: u64, kings: [Square; 2]) ->
         let backward =
             ours & !isolated & !(attack_span(us, ours) | beside(ours)) & push(them, their_attacks);
 
-        let mut s = PAWN_DOUBLED * doubled.count_ones() as i32
-            + PAWN_ISOLATED * isolated.count_ones() as i32
-            + PAWN_BACKWARD * backward.count_ones() as i32;
+        let mut s = w!(t, us, PAWN_DOUBLED, doubled.count_ones() as i32)
+            + w!(t, us, PAWN_ISOLATED, isolated.count_ones() as i32)
+            + w!(t, us, PAWN_BACKWARD, backward.count_ones() as i32);
         let mut psqt = S::ZERO;
         for sq in squares(ours) {
             let r = relative_rank(us, sq);
             let bit = 1u64 << sq as u32;
             if supported & bit != 0 {
-                s += PAWN_SUPPORTED[r];
+                s += w!(t, us, PAWN_SUPPORTED[r]);
             }
             if phalanx & bit != 0 {
-                s += PAWN_PHALANX[r];
+                s += w!(t, us, PAWN_PHALANX[r]);
             }
-            psqt += PSQT_PAWN[psqt_index(us, sq)];
+            psqt += w!(t, us, PSQT_PAWN[psqt_index(us, sq)]);
         }
         entry.structure[ui] = s;
         entry.psqt[ui] = psqt;
-        entry.shelter[ui] = shelter(us, ours, theirs, kings[ui]);
+        entry.shelter[ui] = shelter(us, ours, theirs, kings[ui], t);
         entry.outposts[ui] = OUTPOST_RANKS[ui] & our_attacks & !attack_span(them, theirs);
     }
     entry
@@ -239,7 +244,7 @@ pub(super) fn compute(white_pawns: u64, black_pawns: u64, kings: [Square; 2]) ->
 
 /// Pawn shelter, pawn storm and open files on the three files around `us`'s king, plus the
 /// king's distance to its nearest own pawn.
-fn shelter(us: Color, ours: u64, theirs: u64, ksq: Square) -> S {
+fn shelter<T: Tracer>(us: Color, ours: u64, theirs: u64, ksq: Square, t: &mut T) -> S {
     let krank = ksq.rank() as u32;
     // Squares on the king's rank or in front of it, from `us`'s point of view.
     let in_front = match us {
@@ -258,24 +263,24 @@ fn shelter(us: Color, ours: u64, theirs: u64, ksq: Square) -> S {
             Color::Black => (highest(own), highest(enemy)),
         };
         let own_rank = own_sq.map_or(0, |sq| relative_rank(us, sq));
-        s += KING_SHELTER[own_rank];
+        s += w!(t, us, KING_SHELTER[own_rank]);
         if let Some(sq) = enemy_sq {
             let enemy_rank = relative_rank(us, sq);
             if own_rank != 0 && enemy_rank == own_rank + 1 {
-                s += KING_STORM_BLOCKED[enemy_rank];
+                s += w!(t, us, KING_STORM_BLOCKED[enemy_rank]);
             } else {
-                s += KING_STORM[enemy_rank];
+                s += w!(t, us, KING_STORM[enemy_rank]);
             }
         }
         if ours & file == 0 {
-            s += KING_SEMIOPEN_FILE;
+            s += w!(t, us, KING_SEMIOPEN_FILE);
             if theirs & file == 0 {
-                s += KING_OPEN_FILE;
+                s += w!(t, us, KING_OPEN_FILE);
             }
         }
     }
     if let Some(d) = squares(ours).map(|sq| ksq.distance(sq)).min() {
-        s += KING_PAWN_DISTANCE * d as i32;
+        s += w!(t, us, KING_PAWN_DISTANCE, d as i32);
     }
     s
 }

@@ -21,7 +21,7 @@ use crate::eval::Evaluator;
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
 use crate::position::Position;
 use crate::see;
-use crate::time::TimeManager;
+use crate::time::{Stability, TimeManager};
 use crate::tt::{Bound, TranspositionTable, score_from_tt, score_to_tt};
 use history::Histories;
 
@@ -55,6 +55,9 @@ pub struct SearchConfig {
     pub selective: bool,
     /// Probe and store the transposition table.
     pub use_tt: bool,
+    /// Individual selective features switched off (bit `1 << Feature as u32`), for measuring
+    /// each feature's worth in games against the full search.
+    pub disabled: u32,
 }
 
 impl Default for SearchConfig {
@@ -62,8 +65,44 @@ impl Default for SearchConfig {
         SearchConfig {
             selective: true,
             use_tt: true,
+            disabled: 0,
         }
     }
+}
+
+/// The selective features that can be switched off one by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    Aspiration,
+    MateDistance,
+    ReverseFutility,
+    Razoring,
+    NullMove,
+    Iir,
+    LateMovePruning,
+    Futility,
+    SeePruning,
+    Singular,
+    CheckExtension,
+    Lmr,
+}
+
+impl Feature {
+    /// Every feature with its short name (as used by `SCOUT_DISABLE`).
+    pub const ALL: [(Feature, &'static str); 12] = [
+        (Feature::Aspiration, "aspiration"),
+        (Feature::MateDistance, "mdp"),
+        (Feature::ReverseFutility, "rfp"),
+        (Feature::Razoring, "razoring"),
+        (Feature::NullMove, "nmp"),
+        (Feature::Iir, "iir"),
+        (Feature::LateMovePruning, "lmp"),
+        (Feature::Futility, "futility"),
+        (Feature::SeePruning, "see"),
+        (Feature::Singular, "singular"),
+        (Feature::CheckExtension, "checkext"),
+        (Feature::Lmr, "lmr"),
+    ];
 }
 
 impl SearchConfig {
@@ -72,7 +111,41 @@ impl SearchConfig {
         SearchConfig {
             selective: false,
             use_tt: false,
+            disabled: 0,
         }
+    }
+
+    /// The full search without the features named in `list` (comma-separated short names
+    /// from [`Feature::ALL`]). Unknown names are an error.
+    pub fn without(list: &str) -> Result<SearchConfig, String> {
+        let mut config = SearchConfig::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let (f, _) = Feature::ALL
+                .iter()
+                .find(|(_, n)| *n == name)
+                .ok_or_else(|| format!("unknown search feature {name}"))?;
+            config.disabled |= 1 << *f as u32;
+        }
+        Ok(config)
+    }
+
+    /// The full search without the features listed in the environment variable
+    /// `SCOUT_DISABLE` (a development aid for testing each feature in games; see
+    /// `docs/results.md`). An invalid list is reported on stderr and ignored.
+    pub fn from_env() -> SearchConfig {
+        match std::env::var("SCOUT_DISABLE") {
+            Ok(list) => SearchConfig::without(&list).unwrap_or_else(|e| {
+                eprintln!("SCOUT_DISABLE: {e}");
+                SearchConfig::default()
+            }),
+            Err(_) => SearchConfig::default(),
+        }
+    }
+
+    /// Is `f` on?
+    #[inline(always)]
+    pub fn on(&self, f: Feature) -> bool {
+        self.selective && self.disabled & (1 << f as u32) == 0
     }
 }
 
@@ -110,6 +183,8 @@ pub struct RootMove {
     pub bound: Bound,
     pub pv: Vec<Move>,
     pub seldepth: usize,
+    /// Nodes spent below this move over the whole search (for time management).
+    pub nodes: u64,
 }
 
 /// What is reported after each iteration (or each PV line with MultiPV).
@@ -214,7 +289,7 @@ pub struct Searcher {
 impl Searcher {
     pub fn new(tt: Arc<TranspositionTable>, flags: Arc<SharedFlags>) -> Searcher {
         Searcher {
-            config: SearchConfig::default(),
+            config: SearchConfig::from_env(),
             tt,
             flags,
             evaluator: Evaluator::new(),
@@ -307,6 +382,7 @@ impl Searcher {
                 bound: Bound::Upper,
                 pv: vec![mv],
                 seldepth: 0,
+                nodes: 0,
             })
             .collect();
 
@@ -366,6 +442,7 @@ impl Searcher {
         let multipv = self.limits.multipv.min(self.root_moves.len());
         let mut completed_depth = 0;
         let mut best_move_changes = 0.0f64;
+        let mut stable_iterations = 0u32;
         let mut last_best = None;
         let mut last_score = None;
 
@@ -378,15 +455,17 @@ impl Searcher {
                 self.seldepth = 0;
                 let previous = self.root_moves[pv_index].previous_score;
                 let mut delta = 15;
-                let (mut alpha, mut beta) =
-                    if depth >= 4 && self.config.selective && previous.abs() < MATE_BOUND {
-                        (
-                            (previous - delta).max(-INFINITY),
-                            (previous + delta).min(INFINITY),
-                        )
-                    } else {
-                        (-INFINITY, INFINITY)
-                    };
+                let (mut alpha, mut beta) = if depth >= 4
+                    && self.config.on(Feature::Aspiration)
+                    && previous.abs() < MATE_BOUND
+                {
+                    (
+                        (previous - delta).max(-INFINITY),
+                        (previous + delta).min(INFINITY),
+                    )
+                } else {
+                    (-INFINITY, INFINITY)
+                };
                 loop {
                     let score = self.search_root(root, depth, alpha, beta, reporter);
                     // Stable sort keeps the order of equal scores: the best move comes first.
@@ -432,6 +511,9 @@ impl Searcher {
             let best = self.root_moves[0].mv;
             if last_best.is_some() && last_best != Some(best) {
                 best_move_changes += 1.0;
+                stable_iterations = 0;
+            } else {
+                stable_iterations += 1;
             }
             last_best = Some(best);
             best_move_changes *= 0.5;
@@ -452,9 +534,12 @@ impl Searcher {
             let pondering = self.check_ponderhit();
             if !pondering
                 && !self.limits.infinite
-                && !self
-                    .time
-                    .should_start_iteration(best_move_changes, score_change)
+                && !self.time.should_start_iteration(Stability {
+                    instability: best_move_changes,
+                    stable_iterations,
+                    best_move_share: self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64,
+                    score_change,
+                })
             {
                 break;
             }
@@ -547,10 +632,11 @@ impl Searcher {
                 // `currmove` is only worth sending once a search takes noticeable time.
                 reporter.current_move(depth, m, i + 1);
             }
+            let nodes_before = self.nodes;
             let child = root.play(m);
             self.push(&child, Some(m), root.turn(), 0);
             let gives_check = child.in_check();
-            let extension = i32::from(self.config.selective && gives_check);
+            let extension = i32::from(self.config.on(Feature::CheckExtension) && gives_check);
             let new_depth = depth - 1 + extension;
             let mut score;
             if i == self.pv_index {
@@ -562,6 +648,7 @@ impl Searcher {
                 }
             }
             self.keys.pop();
+            self.root_moves[i].nodes += self.nodes - nodes_before;
             if self.stopped {
                 // An interrupted search returns garbage; keep what earlier moves established.
                 break;
@@ -706,7 +793,7 @@ impl Searcher {
 
         // 3.3 Mate-distance pruning: no line from here can beat a mate already found closer
         // to the root.
-        if selective {
+        if self.config.on(Feature::MateDistance) {
             alpha = alpha.max(mated_in(ply));
             beta = beta.min(mate_in(ply + 1));
             if alpha >= beta {
@@ -763,7 +850,8 @@ impl Searcher {
         if selective && !pv_node && !in_check && excluded.is_none() && beta.abs() < MATE_BOUND {
             // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
             // fall below it within a few plies.
-            if depth <= 8
+            if self.config.on(Feature::ReverseFutility)
+                && depth <= 8
                 && eval.abs() < MATE_BOUND
                 && eval - 80 * (depth - i32::from(improving)) >= beta
             {
@@ -772,7 +860,7 @@ impl Searcher {
 
             // 3.7 Razoring: bets that a position far below alpha at low depth only has
             // tactical resources, which quiescence sees.
-            if depth <= 3 && eval + 250 * depth < alpha {
+            if self.config.on(Feature::Razoring) && depth <= 3 && eval + 250 * depth < alpha {
                 let v = self.quiescence(pos, ply, alpha, alpha + 1);
                 if v <= alpha {
                     return v;
@@ -781,7 +869,8 @@ impl Searcher {
 
             // 3.8 Null-move pruning: bets that passing is worse than the best move, so if
             // passing still fails high the position does too (not with only pawns: zugzwang).
-            if depth >= 3
+            if self.config.on(Feature::NullMove)
+                && depth >= 3
                 && eval >= beta
                 && static_eval >= beta
                 && self.stack[ply.saturating_sub(1)].played.is_some()
@@ -807,7 +896,7 @@ impl Searcher {
 
         // 3.9 Internal iterative reduction: without a TT move this node was never searched
         // well; search it shallower now and properly when the iteration comes back.
-        if selective
+        if self.config.on(Feature::Iir)
             && depth >= 4
             && tt_move.is_none()
             && excluded.is_none()
@@ -860,18 +949,24 @@ impl Searcher {
                     }
                     // Late-move pruning: bets that late quiet moves at low depth are bad.
                     let lmp_limit = (3 + depth * depth) / (2 - i32::from(improving));
-                    if depth <= 8 && legal as i32 > lmp_limit {
+                    if self.config.on(Feature::LateMovePruning)
+                        && depth <= 8
+                        && legal as i32 > lmp_limit
+                    {
                         skip_quiets = true;
                         continue;
                     }
                     // Futility pruning: bets that a quiet move cannot raise eval by this margin.
-                    if depth <= 8 && static_eval + 100 + 110 * depth <= alpha {
+                    if self.config.on(Feature::Futility)
+                        && depth <= 8
+                        && static_eval + 100 + 110 * depth <= alpha
+                    {
                         skip_quiets = true;
                         continue;
                     }
                 }
                 // SEE pruning: bets that moves losing this much material are refuted.
-                if depth <= 8 && !(quiet && gives_check) {
+                if self.config.on(Feature::SeePruning) && depth <= 8 && !(quiet && gives_check) {
                     let margin = if quiet {
                         -60 * depth
                     } else {
@@ -889,6 +984,7 @@ impl Searcher {
                 // Singular extension: if every other move fails low against a bound a little
                 // below the TT score, the TT move is the only good one: search it deeper.
                 if let (Some(e), Some(s)) = (entry, tt_score)
+                    && self.config.on(Feature::Singular)
                     && Some(m) == tt_move
                     && depth >= 8
                     && e.depth >= depth - 3
@@ -923,7 +1019,7 @@ impl Searcher {
 
             let child = pos.play(m);
             self.tt.prefetch(child.key());
-            if selective && extension == 0 && gives_check {
+            if self.config.on(Feature::CheckExtension) && extension == 0 && gives_check {
                 // Check extension: forcing lines are resolved before the horizon.
                 extension = 1;
             }
@@ -946,7 +1042,7 @@ impl Searcher {
                 );
             } else {
                 let mut reduction = 0;
-                if selective
+                if self.config.on(Feature::Lmr)
                     && depth >= 3
                     && legal > 1 + usize::from(pv_node)
                     && (quiet || order_score < 0)
