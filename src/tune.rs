@@ -1,26 +1,33 @@
 //! The Texel tuner (`scout tune`): fits every tunable evaluation weight to game results.
 //!
 //! Each training position is reduced once to its [`Coefficients`]: how often White and Black
-//! used each weight, the part of the score that is not linear in the weights (king danger),
-//! the phase, the endgame scale factor and the fifty-move damping. The evaluation is then a
-//! cheap function of the weight vector,
+//! used each `S` weight, what each king's danger sum is made of, the phase, the endgame scale
+//! factor and the fifty-move damping. The evaluation is then a cheap function of the weight
+//! vector (the `S` weights, then the king-danger weights of `weights::danger`),
 //!
 //! ```text
-//! mg = Σ nᵢ·wᵢ.mg + nonlinear.mg      eg = Σ nᵢ·wᵢ.eg + nonlinear.eg
+//! danger(king) = Σ fⱼ·θⱼ        penalty = (min(danger²/700, 1200), danger/10) when danger > 0
+//! mg = Σ nᵢ·wᵢ.mg − penalty.mg(White) + penalty.mg(Black)      (eg likewise)
 //! eval = (mg·phase + eg·scale/128·(24 − phase)) / 24 · damping/160
 //! ```
 //!
 //! and the loss is the mean squared error between the game result r ∈ {0, ½, 1} and the
 //! predicted score sigmoid(K·eval) = 1 / (1 + 10^(−K·eval/400)). K is fitted first (with the
 //! starting weights) and held fixed; then full-batch gradient descent with Adam moves all
-//! weights at once. The result is written back into `src/eval/weights.rs` in place, keeping
-//! the file's comments.
+//! weights at once. One block of lines in ten (blocks of [`BLOCK`] consecutive lines, so that
+//! positions of one game rarely straddle the split) is held out: the weights kept are those
+//! with the lowest loss on the held-out positions, which stops the fit before it learns the
+//! noise of the training games. The result is written back into `src/eval/weights.rs` in
+//! place, keeping the file's comments.
 
 use std::time::Instant;
 
 use shakmaty::{CastlingMode, Chess};
 
-use crate::eval::{Coefficients, PHASE_MAX, S, SCALE_MAX, coefficients, weights};
+use crate::eval::weights::{
+    self, KING_DANGER_EG_DIVISOR, KING_DANGER_MG_DIVISOR, KING_DANGER_MG_MAX, danger,
+};
+use crate::eval::{Coefficients, PHASE_MAX, S, SCALE_MAX, coefficients};
 use crate::position::Position;
 
 /// What `scout tune` does.
@@ -52,25 +59,38 @@ impl Default for Config {
 }
 
 /// One training position, reduced to what the loss needs.
+#[derive(Clone, Copy)]
 struct Entry {
     /// Range of this position's (weight, count) pairs in [`Dataset::counts`].
     start: u32,
     end: u32,
+    /// Ranges of the black and the white king's danger terms in [`Dataset::danger`].
+    danger: [(u32, u32); 2],
     /// Middlegame and endgame multipliers of the blend, damping included.
     mg_factor: f32,
     eg_factor: f32,
-    nonlinear_mg: f32,
-    nonlinear_eg: f32,
     result: f32,
 }
+
+/// Offset of the king-danger weights in the parameter vector.
+const DANGER: usize = 2 * weights::COUNT;
 
 /// The training set.
 pub struct Dataset {
     entries: Vec<Entry>,
     counts: Vec<(u16, i16)>,
+    danger: Vec<(u16, f32)>,
 }
 
 impl Dataset {
+    fn empty() -> Dataset {
+        Dataset {
+            entries: Vec::new(),
+            counts: Vec::new(),
+            danger: Vec::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -83,10 +103,7 @@ impl Dataset {
     /// Returns the data set and the number of lines skipped (malformed, or drawn by
     /// insufficient material whatever the weights).
     pub fn parse<'a>(lines: impl Iterator<Item = &'a str>) -> (Dataset, usize) {
-        let mut data = Dataset {
-            entries: Vec::new(),
-            counts: Vec::new(),
-        };
+        let mut data = Dataset::empty();
         let mut skipped = 0;
         for line in lines {
             let line = line.trim();
@@ -118,27 +135,54 @@ impl Dataset {
         let phase = c.phase as f32 / PHASE_MAX as f32;
         let start = self.counts.len() as u32;
         self.counts.extend_from_slice(&c.counts);
+        let mut danger = [(0, 0); 2];
+        for (range, list) in danger.iter_mut().zip(&c.danger) {
+            let from = self.danger.len() as u32;
+            self.danger.extend_from_slice(list);
+            *range = (from, self.danger.len() as u32);
+        }
         self.entries.push(Entry {
             start,
             end: self.counts.len() as u32,
+            danger,
             mg_factor: phase * damping,
             eg_factor: (1.0 - phase) * c.scale as f32 / SCALE_MAX as f32 * damping,
-            nonlinear_mg: c.nonlinear.mg() as f32,
-            nonlinear_eg: c.nonlinear.eg() as f32,
             result,
         });
         true
+    }
+
+    /// The danger sum of one king, or `None` when no penalty applies.
+    #[inline]
+    fn danger_sum(&self, range: (u32, u32), w: &[f64]) -> Option<f64> {
+        let terms = &self.danger[range.0 as usize..range.1 as usize];
+        if terms.is_empty() {
+            return None;
+        }
+        let d: f64 = terms
+            .iter()
+            .map(|&(j, f)| f64::from(f) * w[DANGER + j as usize])
+            .sum();
+        (d > 0.0).then_some(d)
     }
 
     /// The linear model's evaluation of entry `e` (White's view) with weights `w`
     /// (`[mg0, eg0, mg1, eg1, ...]`).
     #[inline]
     fn eval(&self, e: &Entry, w: &[f64]) -> f64 {
-        let (mut mg, mut eg) = (f64::from(e.nonlinear_mg), f64::from(e.nonlinear_eg));
+        let (mut mg, mut eg) = (0.0, 0.0);
         for &(i, n) in &self.counts[e.start as usize..e.end as usize] {
             let i = 2 * i as usize;
             mg += f64::from(n) * w[i];
             eg += f64::from(n) * w[i + 1];
+        }
+        // King danger: a penalty for the king's side (black king first, index 0).
+        for (king, &range) in e.danger.iter().enumerate() {
+            if let Some(d) = self.danger_sum(range, w) {
+                let sign = if king == 1 { -1.0 } else { 1.0 };
+                mg += sign * danger_mg(d);
+                eg += sign * d / f64::from(KING_DANGER_EG_DIVISOR);
+            }
         }
         mg * f64::from(e.mg_factor) + eg * f64::from(e.eg_factor)
     }
@@ -172,6 +216,21 @@ impl Dataset {
                     g[i] += dm * f64::from(n);
                     g[i + 1] += de * f64::from(n);
                 }
+                for (king, &range) in e.danger.iter().enumerate() {
+                    if let Some(d) = self.danger_sum(range, w) {
+                        let sign = if king == 1 { -1.0 } else { 1.0 };
+                        // d penalty / d danger: 2·danger/700 below the cap, 0 above it.
+                        let slope_mg = if danger_mg(d) < f64::from(KING_DANGER_MG_MAX) {
+                            2.0 * d / f64::from(KING_DANGER_MG_DIVISOR)
+                        } else {
+                            0.0
+                        };
+                        let slope = sign * (dm * slope_mg + de / f64::from(KING_DANGER_EG_DIVISOR));
+                        for &(j, f) in &self.danger[range.0 as usize..range.1 as usize] {
+                            g[DANGER + j as usize] += slope * f64::from(f);
+                        }
+                    }
+                }
             }
             g
         });
@@ -202,6 +261,47 @@ impl Dataset {
     }
 }
 
+/// Lines per block of the training / validation split.
+pub const BLOCK: usize = 256;
+
+impl Dataset {
+    /// Splits off every `every`-th block of [`BLOCK`] entries as a validation set.
+    pub fn split(self, every: usize) -> (Dataset, Dataset) {
+        let mut train = Dataset::empty();
+        let mut valid = Dataset::empty();
+        for (i, e) in self.entries.iter().enumerate() {
+            let to = if every > 0 && (i / BLOCK) % every == every - 1 {
+                &mut valid
+            } else {
+                &mut train
+            };
+            let start = to.counts.len() as u32;
+            to.counts
+                .extend_from_slice(&self.counts[e.start as usize..e.end as usize]);
+            let mut danger = [(0, 0); 2];
+            for (range, &(from, end)) in danger.iter_mut().zip(&e.danger) {
+                let at = to.danger.len() as u32;
+                to.danger
+                    .extend_from_slice(&self.danger[from as usize..end as usize]);
+                *range = (at, to.danger.len() as u32);
+            }
+            to.entries.push(Entry {
+                start,
+                end: to.counts.len() as u32,
+                danger,
+                ..*e
+            });
+        }
+        (train, valid)
+    }
+}
+
+/// The middlegame king-danger penalty for a positive danger sum.
+#[inline]
+fn danger_mg(d: f64) -> f64 {
+    (d * d / f64::from(KING_DANGER_MG_DIVISOR)).min(f64::from(KING_DANGER_MG_MAX))
+}
+
 const LN10_400: f64 = std::f64::consts::LN_10 / 400.0;
 
 /// Expected score for an evaluation in centipawns.
@@ -223,12 +323,14 @@ fn parse_line(line: &str) -> Option<(&str, f32)> {
     Some((line[..open].trim(), result))
 }
 
-/// The starting weights as `[mg0, eg0, mg1, eg1, ...]`.
+/// The starting weights as `[mg0, eg0, mg1, eg1, ..., danger0, danger1, ...]`.
 pub fn initial_weights() -> Vec<f64> {
-    weights::values()
+    let mut w: Vec<f64> = weights::values()
         .iter()
         .flat_map(|s| [f64::from(s.mg()), f64::from(s.eg())])
-        .collect()
+        .collect();
+    w.extend(danger::values().iter().map(|&d| f64::from(d)));
+    w
 }
 
 /// Finds the K minimising the loss (golden-section search over 0.05 ..= 5).
@@ -285,96 +387,165 @@ impl Adam {
     }
 }
 
-/// Fits the weights; returns them with K and the loss before and after.
-pub fn tune(data: &Dataset, config: &Config) -> (Vec<f64>, f64, f64, f64) {
+/// The outcome of [`tune`].
+pub struct Fit {
+    /// The weights with the lowest validation loss, `[mg0, eg0, ...]`.
+    pub weights: Vec<f64>,
+    pub k: f64,
+    /// Training and validation loss of the starting weights.
+    pub start: (f64, f64),
+    /// Training and validation loss of the weights kept.
+    pub end: (f64, f64),
+    /// The epoch the weights kept come from.
+    pub best_epoch: usize,
+}
+
+/// Fits the weights on `train`, keeping those that do best on `valid` (which may be empty:
+/// then the last weights are kept).
+pub fn tune(train: &Dataset, valid: &Dataset, config: &Config) -> Fit {
     let mut w = initial_weights();
     let threads = config.threads;
-    let k = fit_k(data, &w, threads);
-    let start_loss = data.loss(&w, k, threads);
+    let k = fit_k(train, &w, threads);
+    let loss = |w: &[f64]| {
+        let v = if valid.is_empty() {
+            f64::NAN
+        } else {
+            valid.loss(w, k, threads)
+        };
+        (train.loss(w, k, threads), v)
+    };
+    let start = loss(&w);
     if config.progress {
         eprintln!(
-            "{} positions, {} weights; K = {k:.4}, loss {start_loss:.6}",
-            data.len(),
-            w.len()
+            "{} training and {} validation positions, {} weights; K = {k:.4}; loss {:.6} / {:.6}",
+            train.len(),
+            valid.len(),
+            w.len(),
+            start.0,
+            start.1
         );
     }
+    let mut best = (w.clone(), start, 0usize);
     let mut adam = Adam::new(w.len());
     let started = Instant::now();
     for epoch in 1..=config.epochs {
-        let g = data.gradient(&w, k, threads);
+        let g = train.gradient(&w, k, threads);
         adam.step(&mut w, &g, config.learning_rate);
-        if config.progress && (epoch % 50 == 0 || epoch == config.epochs) {
-            let secs = started.elapsed().as_secs_f64();
-            eprintln!(
-                "epoch {epoch:>5}/{}  loss {:.6}  {:.1}s  eta {:.0}s",
-                config.epochs,
-                data.loss(&w, k, threads),
-                secs,
-                secs / epoch as f64 * (config.epochs - epoch) as f64
-            );
+        if epoch % 10 == 0 || epoch == config.epochs {
+            let l = loss(&w);
+            // Without a validation set, the last weights are kept.
+            if valid.is_empty() || l.1 < best.1.1 {
+                best = (w.clone(), l, epoch);
+            }
+            if config.progress && (epoch % 50 == 0 || epoch == config.epochs) {
+                let secs = started.elapsed().as_secs_f64();
+                eprintln!(
+                    "epoch {epoch:>5}/{}  loss {:.6}  validation {:.6}  (best at {})  {:.1}s  eta {:.0}s",
+                    config.epochs,
+                    l.0,
+                    l.1,
+                    best.2,
+                    secs,
+                    secs / epoch as f64 * (config.epochs - epoch) as f64
+                );
+            }
         }
     }
-    let end_loss = data.loss(&w, k, threads);
-    (w, k, start_loss, end_loss)
+    Fit {
+        weights: best.0,
+        k,
+        start,
+        end: best.1,
+        best_epoch: best.2,
+    }
 }
 
-/// Rounds `[mg0, eg0, ...]` to `S` values.
-pub fn to_scores(w: &[f64]) -> Vec<S> {
-    w.chunks(2)
+/// Rounds a parameter vector to the `S` weights and the king-danger weights.
+pub fn to_scores(w: &[f64]) -> (Vec<S>, Vec<i32>) {
+    let scores = w[..DANGER]
+        .chunks(2)
         .map(|p| S(p[0].round() as i32, p[1].round() as i32))
-        .collect()
+        .collect();
+    let danger = w[DANGER..].iter().map(|d| d.round() as i32).collect();
+    (scores, danger)
 }
 
 /// Rewrites the values of every tunable weight in the text of `weights.rs`, keeping
 /// everything else (comments, fixed parameters) as it is.
-pub fn rewrite_weights(source: &str, values: &[S]) -> Result<String, String> {
+pub fn rewrite_weights(source: &str, scores: &[S], danger: &[i32]) -> Result<String, String> {
     let mut text = source.to_string();
     let mut offset = 0;
     for &(name, len) in weights::LAYOUT {
-        let own = &values[offset..offset + len];
+        let items: Vec<String> = scores[offset..offset + len]
+            .iter()
+            .map(|v| format!("S({}, {})", v.mg(), v.eg()))
+            .collect();
         offset += len;
-        let head = format!("\n    {name}: ");
-        let at = text
-            .find(&head)
-            .ok_or_else(|| format!("weight {name} not found"))?;
-        let eq = text[at..]
-            .find("= ")
-            .ok_or_else(|| format!("no value for {name}"))?
-            + at
-            + 2;
-        let end = text[eq..]
-            .find(';')
-            .ok_or_else(|| format!("no ';' after {name}"))?
-            + eq;
-        let is_array = text[at..eq].contains('[');
-        text.replace_range(eq..end, &format_value(own, is_array));
+        replace_value(&mut text, name, &items)?;
+    }
+    let mut offset = 0;
+    for &(name, len) in danger::LAYOUT {
+        let items: Vec<String> = danger[offset..offset + len]
+            .iter()
+            .map(i32::to_string)
+            .collect();
+        offset += len;
+        replace_value(&mut text, name, &items)?;
     }
     Ok(text)
 }
 
-/// Formats a weight's value as it appears in `weights.rs`.
-fn format_value(values: &[S], is_array: bool) -> String {
-    let s = |v: &S| format!("S({}, {})", v.mg(), v.eg());
-    if !is_array {
-        return s(&values[0]);
+/// Replaces the value of the weight declared as `NAME: type = value;` at the start of a line.
+fn replace_value(text: &mut String, name: &str, items: &[String]) -> Result<(), String> {
+    let head = format!("{name}: ");
+    let mut at = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(&head) {
+            at = Some((pos + line.len() - trimmed.len(), line.len() - trimmed.len()));
+            break;
+        }
+        pos += line.len();
     }
-    if values.len() <= 6 {
-        let items: Vec<String> = values.iter().map(s).collect();
+    let (at, indent) = at.ok_or_else(|| format!("weight {name} not found"))?;
+    let eq = text[at..]
+        .find("= ")
+        .ok_or_else(|| format!("no value for {name}"))?
+        + at
+        + 2;
+    let end = text[eq..]
+        .find(';')
+        .ok_or_else(|| format!("no ';' after {name}"))?
+        + eq;
+    let is_array = text[at..eq].contains('[');
+    text.replace_range(eq..end, &format_value(items, is_array, indent));
+    Ok(())
+}
+
+/// Formats a weight's value as it appears in `weights.rs`: one element; a short array on one
+/// line; a piece-square table as eight rows with rank comments; other arrays one per line.
+fn format_value(items: &[String], is_array: bool, indent: usize) -> String {
+    if !is_array {
+        return items[0].clone();
+    }
+    if items.len() <= 6 || items.iter().all(|i| !i.starts_with('S')) {
         return format!("[{}]", items.join(", "));
     }
+    let inner = " ".repeat(indent + 4);
     let mut out = String::from("[\n");
-    if values.len() == 64 {
-        for (r, row) in values.chunks(8).enumerate() {
-            let items: Vec<String> = row.iter().map(s).collect();
-            out.push_str(&format!("        // rank {}\n", 8 - r));
-            out.push_str(&format!("        {},\n", items.join(", ")));
+    if items.len() == 64 {
+        for (r, row) in items.chunks(8).enumerate() {
+            out.push_str(&format!("{inner}// rank {}\n", 8 - r));
+            out.push_str(&format!("{inner}{},\n", row.join(", ")));
         }
     } else {
-        for v in values {
-            out.push_str(&format!("        {},\n", s(v)));
+        for item in items {
+            out.push_str(&format!("{inner}{item},\n"));
         }
     }
-    out.push_str("    ]");
+    out.push_str(&" ".repeat(indent));
+    out.push(']');
     out
 }
 
@@ -397,17 +568,25 @@ pub fn run(config: &Config) -> Result<(), String> {
             started.elapsed().as_secs_f64()
         );
     }
-    if data.is_empty() {
+    let (train, valid) = data.split(10);
+    if train.is_empty() {
         return Err("no training positions".to_string());
     }
-    let (w, k, before, after) = tune(&data, config);
+    let fit = tune(&train, &valid, config);
     let source = std::fs::read_to_string(&config.out)
         .map_err(|e| format!("cannot read {}: {e}", config.out))?;
-    let rewritten = rewrite_weights(&source, &to_scores(&w))?;
+    let (scores, danger) = to_scores(&fit.weights);
+    let rewritten = rewrite_weights(&source, &scores, &danger)?;
     std::fs::write(&config.out, rewritten)
         .map_err(|e| format!("cannot write {}: {e}", config.out))?;
     eprintln!(
-        "K = {k:.4}; loss {before:.6} -> {after:.6}; wrote {} in {:.0}s",
+        "K = {:.4}; training loss {:.6} -> {:.6}, validation loss {:.6} -> {:.6} (epoch {}); wrote {} in {:.0}s",
+        fit.k,
+        fit.start.0,
+        fit.end.0,
+        fit.start.1,
+        fit.end.1,
+        fit.best_epoch,
         config.out,
         started.elapsed().as_secs_f64()
     );
@@ -456,11 +635,16 @@ mod tests {
         let g = data.gradient(&w, k, 2);
         let h = 1e-3;
         let mut checked = 0;
-        for i in (0..w.len())
+        let linear = (0..DANGER)
             .filter(|&i| g[i].abs() > 1e-9)
             .step_by(7)
-            .take(40)
-        {
+            .take(40);
+        let king_danger: Vec<usize> = (DANGER..w.len()).filter(|&i| g[i].abs() > 1e-9).collect();
+        assert!(
+            king_danger.len() >= 8,
+            "king-danger gradients: {king_danger:?}"
+        );
+        for i in linear.chain(king_danger) {
             let mut plus = w.clone();
             plus[i] += h;
             let mut minus = w.clone();
@@ -473,7 +657,7 @@ mod tests {
             );
             checked += 1;
         }
-        assert!(checked >= 20, "only {checked} weights had a gradient");
+        assert!(checked >= 28, "only {checked} weights had a gradient");
     }
 
     #[test]
@@ -485,9 +669,47 @@ mod tests {
             progress: false,
             ..Config::default()
         };
-        let (w, _, before, after) = tune(&data, &config);
-        assert!(after < before, "loss {before} -> {after}");
-        assert_eq!(w.len(), 2 * weights::COUNT);
+        let empty = Dataset::parse(std::iter::empty()).0;
+        let fit = tune(&data, &empty, &config);
+        assert!(
+            fit.end.0 < fit.start.0,
+            "loss {:?} -> {:?}",
+            fit.start,
+            fit.end
+        );
+        assert_eq!(fit.weights.len(), 2 * weights::COUNT + danger::COUNT);
+        assert_eq!(fit.best_epoch, 100);
+    }
+
+    #[test]
+    fn validation_keeps_the_best_weights() {
+        // Labels that contradict each other between the halves: fitting the training half
+        // makes the validation half worse, so the starting weights are kept.
+        let fens: Vec<&str> = crate::bench::POSITIONS.lines().collect();
+        let lines: Vec<String> = (0..2 * BLOCK)
+            .map(|i| {
+                let tag = if (i < BLOCK) == (i % 2 == 0) {
+                    "1.0"
+                } else {
+                    "0.0"
+                };
+                format!("{} [{tag}]", fens[i % 2])
+            })
+            .collect();
+        let (data, _) = Dataset::parse(lines.iter().map(String::as_str));
+        let (train, valid) = data.split(2);
+        assert_eq!((train.len(), valid.len()), (BLOCK, BLOCK));
+        let config = Config {
+            epochs: 50,
+            progress: false,
+            ..Config::default()
+        };
+        let fit = tune(&train, &valid, &config);
+        // Training alone would have moved on; the held-out half keeps the start.
+        assert_eq!(fit.best_epoch, 0);
+        assert_eq!(fit.weights, initial_weights());
+        let trained = tune(&train, &Dataset::parse(std::iter::empty()).0, &config);
+        assert!(trained.end.0 < fit.start.0);
     }
 
     #[test]
@@ -524,15 +746,20 @@ mod tests {
     #[test]
     fn rewriting_the_weights_file_round_trips() {
         let source = include_str!("eval/weights.rs");
-        let same = rewrite_weights(source, &weights::values()).unwrap();
+        let same = rewrite_weights(source, &weights::values(), &danger::values()).unwrap();
         // Unchanged values give back the same file.
         assert_eq!(same, source);
         let mut changed = weights::values();
         changed[weights::idx::TEMPO] = S(-7, 9);
         changed[weights::idx::PSQT_KING + 9] = S(123, -45);
-        let text = rewrite_weights(source, &changed).unwrap();
+        let mut king = danger::values();
+        king[danger::idx::KING_SAFE_CHECK + 2] = 77;
+        king[danger::idx::KING_DANGER_OFFSET] = -41;
+        let text = rewrite_weights(source, &changed, &king).unwrap();
         assert!(text.contains("TEMPO: S = S(-7, 9);"));
         assert!(text.contains("S(123, -45)"));
+        assert!(text.contains("KING_SAFE_CHECK: [i32; 6] = [0, 80, 77, 85, 70, 0];"));
+        assert!(text.contains("KING_DANGER_OFFSET: i32 = -41;"));
         assert_eq!(text.lines().count(), source.lines().count());
     }
 

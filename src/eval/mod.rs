@@ -12,17 +12,18 @@
 //! that ignores or records each term group's contribution and each use of a tunable weight,
 //! so the three can never disagree.
 
-/// Declares the tunable weights of [`weights`]: one `pub const` per weight (an [`S`] or an
-/// array of them), plus `LAYOUT` (name and length of each, in declaration order), `COUNT`,
-/// `idx::NAME` (the offset of each weight in the flat parameter vector) and `values()` (that
-/// vector). The tuner rewrites the values in place.
+/// Declares tunable weights of one element type (`S`, or `i32` for the king-danger formula):
+/// one `pub const` per weight (an element or an array of them), plus `LAYOUT` (name and
+/// length of each, in declaration order), `COUNT`, `idx::NAME` (the offset of each weight in
+/// the flat parameter vector) and `values()` (that vector). The tuner rewrites the values in
+/// place.
 macro_rules! tunable {
-    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $value:expr ; )*) => {
+    ($elem:ty; $( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $value:expr ; )*) => {
         $( $(#[doc = $doc])* pub const $name: $ty = $value; )*
 
         /// Name and number of `S` entries of every tunable weight, in declaration order.
         pub const LAYOUT: &[(&str, usize)] =
-            &[ $( (stringify!($name), <$ty as $crate::eval::Flat>::LEN), )* ];
+            &[ $( (stringify!($name), <$ty as $crate::eval::Flat<$elem>>::LEN), )* ];
 
         /// Total number of `S` entries in the flat parameter vector.
         pub const COUNT: usize = {
@@ -56,9 +57,9 @@ macro_rules! tunable {
         }
 
         /// The current weights as one flat vector, in `LAYOUT` order.
-        pub fn values() -> Vec<S> {
+        pub fn values() -> Vec<$elem> {
             let mut v = Vec::with_capacity(COUNT);
-            $( $crate::eval::Flat::flatten(&$name, &mut v); )*
+            $( $crate::eval::Flat::<$elem>::flatten(&$name, &mut v); )*
             v
         }
     };
@@ -101,6 +102,10 @@ use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square};
 
 use pawns::{FILE_A, PawnEntry, PawnTable, forward_span, push, relative_rank, squares};
 pub use score::S;
+use weights::danger::{
+    self, KING_ATTACKER_WEIGHT, KING_DANGER_OFFSET, KING_NO_ENEMY_QUEEN, KING_SAFE_CHECK,
+    KING_WEAK_ZONE_SQUARE, KING_ZONE_ATTACK,
+};
 use weights::*;
 
 /// Largest magnitude the evaluation may return; everything above is reserved for mate scores.
@@ -148,24 +153,31 @@ const PSQT_IDX: [usize; 6] = [
     weights::idx::PSQT_KING,
 ];
 
-/// A tunable weight: an `S` or an array of them, flattened for the tuner.
-pub trait Flat {
-    /// Number of `S` entries.
+/// A tunable weight: an element (`S` or `i32`) or an array of them, flattened for the tuner.
+pub trait Flat<T> {
+    /// Number of elements.
     const LEN: usize;
-    /// Appends the entries to `out`.
-    fn flatten(&self, out: &mut Vec<S>);
+    /// Appends the elements to `out`.
+    fn flatten(&self, out: &mut Vec<T>);
 }
 
-impl Flat for S {
+impl Flat<S> for S {
     const LEN: usize = 1;
     fn flatten(&self, out: &mut Vec<S>) {
         out.push(*self);
     }
 }
 
-impl<const N: usize> Flat for [S; N] {
+impl Flat<i32> for i32 {
+    const LEN: usize = 1;
+    fn flatten(&self, out: &mut Vec<i32>) {
+        out.push(*self);
+    }
+}
+
+impl<T: Copy, const N: usize> Flat<T> for [T; N] {
     const LEN: usize = N;
-    fn flatten(&self, out: &mut Vec<S>) {
+    fn flatten(&self, out: &mut Vec<T>) {
         out.extend_from_slice(self);
     }
 }
@@ -246,6 +258,9 @@ trait Tracer {
     /// `color` earned `s` from a term that is not linear in the tunable weights.
     #[inline(always)]
     fn nonlinear(&mut self, _color: Color, _s: S) {}
+    /// The king-danger sum of `king`'s king contains king-danger weight `id` `f` times.
+    #[inline(always)]
+    fn danger(&mut self, _king: Color, _id: usize, _f: f32) {}
     fn finish(&mut self, summary: Summary);
 }
 
@@ -308,8 +323,8 @@ struct Ctx {
     attacked2: [u64; 2],
     /// Number of pieces attacking the enemy king zone.
     king_attackers: [i32; 2],
-    /// Summed `KING_ATTACKER_WEIGHT` of those pieces.
-    king_attack_weight: [i32; 2],
+    /// Those pieces by role index.
+    king_attacker_roles: [[i32; 6]; 2],
     /// Number of attacks on enemy king-zone squares.
     king_zone_attacks: [i32; 2],
 }
@@ -455,7 +470,7 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
         attacked: [0; 2],
         attacked2: [0; 2],
         king_attackers: [0; 2],
-        king_attack_weight: [0; 2],
+        king_attacker_roles: [[0; 6]; 2],
         king_zone_attacks: [0; 2],
     };
     for c in [Color::White, Color::Black] {
@@ -528,7 +543,7 @@ fn evaluate_with<T: Tracer>(pos: &Chess, entry: &PawnEntry, t: &mut T) -> i32 {
                 let zone_hits = att & enemy_zone;
                 if zone_hits != 0 {
                     ctx.king_attackers[ci] += 1;
-                    ctx.king_attack_weight[ci] += KING_ATTACKER_WEIGHT[ri(role)];
+                    ctx.king_attacker_roles[ci][ri(role)] += 1;
                     ctx.king_zone_attacks[ci] += zone_hits.count_ones() as i32;
                 }
 
@@ -670,12 +685,32 @@ fn king_safety<T: Tracer>(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color, t: 
     let defended_by_non_king =
         ctx.attacked[ci] & !(ctx.attacked_by[ci][ri(Role::King)] & !ctx.attacked2[ci]);
 
-    let mut danger =
-        ctx.king_attack_weight[ti] * KING_ATTACKER_COUNT_PERCENT[attackers.min(7) as usize] / 100
-            + KING_ZONE_ATTACK * ctx.king_zone_attacks[ti]
-            + KING_WEAK_ZONE_SQUARE
-                * (zone & ctx.attacked[ti] & !defended_by_non_king).count_ones() as i32
-            + KING_DANGER_OFFSET;
+    // The attackers' weights count in part when few pieces take part in the attack.
+    let percent = KING_ATTACKER_COUNT_PERCENT[attackers.min(7) as usize];
+    let mut weights = 0;
+    for (r, &weight) in KING_ATTACKER_WEIGHT
+        .iter()
+        .enumerate()
+        .take(ri(Role::Queen) + 1)
+        .skip(ri(Role::Knight))
+    {
+        let n = ctx.king_attacker_roles[ti][r];
+        weights += n * weight;
+        t.danger(
+            c,
+            danger::idx::KING_ATTACKER_WEIGHT + r,
+            (n * percent) as f32 / 100.0,
+        );
+    }
+    let zone_attacks = ctx.king_zone_attacks[ti];
+    let weak = (zone & ctx.attacked[ti] & !defended_by_non_king).count_ones() as i32;
+    t.danger(c, danger::idx::KING_ZONE_ATTACK, zone_attacks as f32);
+    t.danger(c, danger::idx::KING_WEAK_ZONE_SQUARE, weak as f32);
+    t.danger(c, danger::idx::KING_DANGER_OFFSET, 1.0);
+    let mut danger = weights * percent / 100
+        + KING_ZONE_ATTACK * zone_attacks
+        + KING_WEAK_ZONE_SQUARE * weak
+        + KING_DANGER_OFFSET;
 
     // Safe checks: checking squares not occupied by the attacker and either undefended or
     // defended only by our king while attacked twice.
@@ -685,18 +720,23 @@ fn king_safety<T: Tracer>(b: &Board, ctx: &Ctx, entry: &PawnEntry, c: Color, t: 
     let rook_lines = rook_attacks(ksq, occ).0;
     if knight_attacks(ksq).0 & safe & by[ri(Role::Knight)] != 0 {
         danger += KING_SAFE_CHECK[ri(Role::Knight)];
+        t.danger(c, danger::idx::KING_SAFE_CHECK + ri(Role::Knight), 1.0);
     }
     if bishop_lines & safe & by[ri(Role::Bishop)] != 0 {
         danger += KING_SAFE_CHECK[ri(Role::Bishop)];
+        t.danger(c, danger::idx::KING_SAFE_CHECK + ri(Role::Bishop), 1.0);
     }
     if rook_lines & safe & by[ri(Role::Rook)] != 0 {
         danger += KING_SAFE_CHECK[ri(Role::Rook)];
+        t.danger(c, danger::idx::KING_SAFE_CHECK + ri(Role::Rook), 1.0);
     }
     if (bishop_lines | rook_lines) & safe & by[ri(Role::Queen)] != 0 {
         danger += KING_SAFE_CHECK[ri(Role::Queen)];
+        t.danger(c, danger::idx::KING_SAFE_CHECK + ri(Role::Queen), 1.0);
     }
     if b.queens().0 & ctx.pieces[ti] == 0 {
         danger += KING_NO_ENEMY_QUEEN;
+        t.danger(c, danger::idx::KING_NO_ENEMY_QUEEN, 1.0);
     }
     if danger > 0 {
         let penalty = S(
@@ -843,6 +883,10 @@ pub struct Coefficients {
     pub counts: Vec<(u16, i16)>,
     /// White-relative sum of the nonlinear terms (the king-danger penalties).
     pub nonlinear: S,
+    /// The king-danger sum of each king (by colour index: black, white) as (flat offset into
+    /// `weights::danger::values()`, multiplicity); empty when no enemy piece attacks the king
+    /// zone (then no penalty applies).
+    pub danger: [Vec<(u16, f32)>; 2],
     /// White-relative sum of all terms before blending.
     pub total: S,
     /// Middlegame weight, out of [`PHASE_MAX`].
@@ -861,6 +905,7 @@ pub struct Coefficients {
 struct CoefficientTrace {
     counts: Vec<i32>,
     nonlinear: S,
+    danger: [Vec<(u16, f32)>; 2],
     summary: Summary,
 }
 
@@ -872,6 +917,11 @@ impl Tracer for CoefficientTrace {
     fn nonlinear(&mut self, color: Color, s: S) {
         self.nonlinear += color.fold_wb(s, -s);
     }
+    fn danger(&mut self, king: Color, id: usize, f: f32) {
+        if f != 0.0 {
+            self.danger[color_index(king)].push((id as u16, f));
+        }
+    }
     fn finish(&mut self, summary: Summary) {
         self.summary = summary;
     }
@@ -882,6 +932,7 @@ pub fn coefficients(pos: &Chess) -> Coefficients {
     let mut t = CoefficientTrace {
         counts: vec![0; weights::COUNT],
         nonlinear: S::ZERO,
+        danger: [Vec::new(), Vec::new()],
         summary: Summary::default(),
     };
     evaluate_traced(pos, &mut t);
@@ -895,6 +946,7 @@ pub fn coefficients(pos: &Chess) -> Coefficients {
             .map(|(i, &n)| (i as u16, n as i16))
             .collect(),
         nonlinear: t.nonlinear,
+        danger: t.danger,
         total: S(sm.mg, sm.eg),
         phase: sm.phase,
         scale: sm.scale,
@@ -1105,17 +1157,43 @@ mod tests {
             "4k1b1/8/8/8/8/8/PPP5/2B1K3 w - - 7 1",
             "8/8/8/8/8/2k5/8/R3K3 w - - 0 1",
         ]);
+        let mut with_danger = 0;
         for fen in fens {
             let p = pos(fen);
             let c = coefficients(&p);
+            with_danger += usize::from(c.nonlinear != S::ZERO);
             let mut sum = c.nonlinear;
             for &(i, n) in &c.counts {
                 sum += values[i as usize] * i32::from(n);
             }
             assert_eq!(sum, c.total, "{fen}");
+            // The danger sums rebuild the king-danger penalties, up to the engine's rounding
+            // of the attacker-weight percentage.
+            let dv = danger::values();
+            let mut penalties = S::ZERO;
+            for king in [Color::Black, Color::White] {
+                let list = &c.danger[color_index(king)];
+                let d: f32 = list.iter().map(|&(i, f)| f * dv[i as usize] as f32).sum();
+                if !list.is_empty() && d > 0.0 {
+                    let mg = (d * d / KING_DANGER_MG_DIVISOR as f32).min(KING_DANGER_MG_MAX as f32);
+                    let eg = d / KING_DANGER_EG_DIVISOR as f32;
+                    let p = S(mg.round() as i32, eg.round() as i32);
+                    penalties += king.fold_wb(-p, p);
+                }
+            }
+            assert!(
+                (penalties.mg() - c.nonlinear.mg()).abs() <= 4
+                    && (penalties.eg() - c.nonlinear.eg()).abs() <= 1,
+                "{fen}: danger model {penalties:?}, engine {:?}",
+                c.nonlinear
+            );
             let v = Evaluator::new().evaluate(&p);
             assert_eq!(c.white, p.turn().fold_wb(v, -v), "{fen}");
         }
+        assert!(
+            with_danger >= 10,
+            "only {with_danger} positions with king danger"
+        );
     }
 
     #[test]

@@ -12,6 +12,8 @@
 use super::score::S;
 
 tunable! {
+    S;
+
     // ---------------------------------------------------------------------------------------------
     // Material
     // ---------------------------------------------------------------------------------------------
@@ -452,30 +454,39 @@ tunable! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fixed parameters: the nonlinear king-danger formula and the endgame scale factors. The
-// tuner fits the linear weights above and holds these constant.
+// The king-danger formula: its tunable sum (module `danger`) and the fixed parts that turn it
+// into a penalty; the endgame scale factors (fixed).
 // ---------------------------------------------------------------------------------------------
 
-/// King danger: weight of each piece type attacking the king zone (pawn and king unused).
-pub const KING_ATTACKER_WEIGHT: [i32; 6] = [0, 30, 20, 40, 70, 0];
+/// The tunable parameters of the king-danger sum (see `king_safety` in `eval/mod.rs`): the
+/// tuner fits them through the quadratic penalty; the count percentages, divisors and cap
+/// below stay fixed.
+pub mod danger {
+    tunable! {
+        i32;
+
+        /// King danger: weight of each piece type attacking the king zone (pawn and king unused).
+        KING_ATTACKER_WEIGHT: [i32; 6] = [0, 30, 20, 40, 70, 0];
+
+        /// King danger: per attack on a king-zone square.
+        KING_ZONE_ATTACK: i32 = 8;
+
+        /// King danger: per king-zone square attacked by the enemy and defended by no own pawn or piece.
+        KING_WEAK_ZONE_SQUARE: i32 = 18;
+
+        /// King danger: a safe check is available to the enemy with this piece type.
+        KING_SAFE_CHECK: [i32; 6] = [0, 80, 50, 85, 70, 0];
+
+        /// King danger: the attacker has no queen.
+        KING_NO_ENEMY_QUEEN: i32 = -250;
+
+        /// King danger: constant offset.
+        KING_DANGER_OFFSET: i32 = -30;
+    }
+}
 
 /// King danger: percentage of the summed attacker weights counted, by number of attackers.
 pub const KING_ATTACKER_COUNT_PERCENT: [i32; 8] = [0, 0, 50, 75, 88, 95, 100, 100];
-
-/// King danger: per attack on a king-zone square.
-pub const KING_ZONE_ATTACK: i32 = 8;
-
-/// King danger: per king-zone square attacked by the enemy and defended by no own pawn or piece.
-pub const KING_WEAK_ZONE_SQUARE: i32 = 18;
-
-/// King danger: a safe check is available to the enemy with this piece type.
-pub const KING_SAFE_CHECK: [i32; 6] = [0, 80, 50, 85, 70, 0];
-
-/// King danger: the attacker has no queen.
-pub const KING_NO_ENEMY_QUEEN: i32 = -250;
-
-/// King danger: constant offset.
-pub const KING_DANGER_OFFSET: i32 = -30;
 
 /// King danger to middlegame penalty: danger * danger / this.
 pub const KING_DANGER_MG_DIVISOR: i32 = 700;
