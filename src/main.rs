@@ -15,7 +15,8 @@ fn usage() -> ExitCode {
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--out FILE]     self-play training data");
-    eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--threads N] [--out FILE]");
+    eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--min-usage N] [--threads N]");
+    eprintln!("                  [--out FILE]");
     eprintln!("                                  Texel tuning of src/eval/weights.rs");
     ExitCode::from(2)
 }
@@ -77,6 +78,7 @@ fn tune(args: &[String]) -> Result<(), String> {
         match name.as_str() {
             "epochs" => config.epochs = number(&name, &value)?,
             "lr" => config.learning_rate = number(&name, &value)?,
+            "min-usage" => config.min_usage = number(&name, &value)?,
             "threads" => config.threads = number(&name, &value)?,
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),

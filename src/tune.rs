@@ -7,14 +7,15 @@
 //!
 //! ```text
 //! danger(king) = Σ fⱼ·θⱼ        penalty = (min(danger²/700, 1200), danger/10) when danger > 0
-//! mg = Σ nᵢ·wᵢ.mg − penalty.mg(White) + penalty.mg(Black)      (eg likewise)
+//! mg = fixed.mg + Σ nᵢ·wᵢ.mg − penalty.mg(White) + penalty.mg(Black)      (eg likewise)
 //! eval = (mg·phase + eg·scale/128·(24 − phase)) / 24 · damping/160
 //! ```
 //!
 //! and the loss is the mean squared error between the game result r ∈ {0, ½, 1} and the
 //! predicted score sigmoid(K·eval) = 1 / (1 + 10^(−K·eval/400)). K is fitted first (with the
 //! starting weights) and held fixed; then full-batch gradient descent with Adam moves all
-//! weights at once. One block of lines in ten (blocks of [`BLOCK`] consecutive lines, so that
+//! weights at once, except those used in fewer than `min_usage` training positions, which keep
+//! their values (too little evidence: they would only learn noise). One block of lines in ten (blocks of [`BLOCK`] consecutive lines, so that
 //! positions of one game rarely straddle the split) is held out: the weights kept are those
 //! with the lowest loss on the held-out positions, which stops the fit before it learns the
 //! noise of the training games. The result is written back into `src/eval/weights.rs` in
@@ -38,6 +39,8 @@ pub struct Config {
     pub epochs: usize,
     /// Adam step size, in centipawns.
     pub learning_rate: f64,
+    /// Weights used in fewer training positions than this are not changed.
+    pub min_usage: usize,
     pub threads: usize,
     /// The weights file rewritten with the result.
     pub out: String,
@@ -50,7 +53,8 @@ impl Default for Config {
         Config {
             inputs: vec!["data/selfplay.txt".to_string()],
             epochs: 2000,
-            learning_rate: 0.5,
+            learning_rate: 0.1,
+            min_usage: 1000,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             out: "src/eval/weights.rs".to_string(),
             progress: true,
@@ -66,6 +70,9 @@ struct Entry {
     end: u32,
     /// Ranges of the black and the white king's danger terms in [`Dataset::danger`].
     danger: [(u32, u32); 2],
+    /// White-relative terms with fixed weights (endgame drives).
+    fixed_mg: f32,
+    fixed_eg: f32,
     /// Middlegame and endgame multipliers of the blend, damping included.
     mg_factor: f32,
     eg_factor: f32,
@@ -145,6 +152,8 @@ impl Dataset {
             start,
             end: self.counts.len() as u32,
             danger,
+            fixed_mg: c.fixed.mg() as f32,
+            fixed_eg: c.fixed.eg() as f32,
             mg_factor: phase * damping,
             eg_factor: (1.0 - phase) * c.scale as f32 / SCALE_MAX as f32 * damping,
             result,
@@ -170,7 +179,7 @@ impl Dataset {
     /// (`[mg0, eg0, mg1, eg1, ...]`).
     #[inline]
     fn eval(&self, e: &Entry, w: &[f64]) -> f64 {
-        let (mut mg, mut eg) = (0.0, 0.0);
+        let (mut mg, mut eg) = (f64::from(e.fixed_mg), f64::from(e.fixed_eg));
         for &(i, n) in &self.counts[e.start as usize..e.end as usize] {
             let i = 2 * i as usize;
             mg += f64::from(n) * w[i];
@@ -185,6 +194,27 @@ impl Dataset {
             }
         }
         mg * f64::from(e.mg_factor) + eg * f64::from(e.eg_factor)
+    }
+
+    /// In how many positions each parameter takes part.
+    pub fn usage(&self) -> Vec<usize> {
+        let mut usage = vec![0; DANGER + danger::COUNT];
+        for e in &self.entries {
+            for &(i, _) in &self.counts[e.start as usize..e.end as usize] {
+                usage[2 * i as usize] += 1;
+                usage[2 * i as usize + 1] += 1;
+            }
+            let mut seen = [false; danger::COUNT];
+            for &(from, end) in &e.danger {
+                for &(j, _) in &self.danger[from as usize..end as usize] {
+                    seen[j as usize] = true;
+                }
+            }
+            for (j, _) in seen.iter().enumerate().filter(|&(_, &s)| s) {
+                usage[DANGER + j] += 1;
+            }
+        }
+        usage
     }
 
     /// Mean squared error of the predictions with scaling constant `k`.
@@ -374,12 +404,13 @@ impl Adam {
         }
     }
 
-    fn step(&mut self, w: &mut [f64], g: &[f64], rate: f64) {
+    /// One step on the parameters that are not `frozen`.
+    fn step(&mut self, w: &mut [f64], g: &[f64], frozen: &[bool], rate: f64) {
         const B1: f64 = 0.9;
         const B2: f64 = 0.999;
         self.t += 1;
         let (c1, c2) = (1.0 - B1.powi(self.t), 1.0 - B2.powi(self.t));
-        for i in 0..w.len() {
+        for i in (0..w.len()).filter(|&i| !frozen[i]) {
             self.m[i] = B1 * self.m[i] + (1.0 - B1) * g[i];
             self.v[i] = B2 * self.v[i] + (1.0 - B2) * g[i] * g[i];
             w[i] -= rate * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-12);
@@ -415,12 +446,19 @@ pub fn tune(train: &Dataset, valid: &Dataset, config: &Config) -> Fit {
         (train.loss(w, k, threads), v)
     };
     let start = loss(&w);
+    let frozen: Vec<bool> = train
+        .usage()
+        .iter()
+        .map(|&n| n < config.min_usage)
+        .collect();
     if config.progress {
         eprintln!(
-            "{} training and {} validation positions, {} weights; K = {k:.4}; loss {:.6} / {:.6}",
+            "{} training and {} validation positions, {} weights ({} used in fewer than {} positions stay fixed); K = {k:.4}; loss {:.6} / {:.6}",
             train.len(),
             valid.len(),
             w.len(),
+            frozen.iter().filter(|&&f| f).count(),
+            config.min_usage,
             start.0,
             start.1
         );
@@ -430,7 +468,7 @@ pub fn tune(train: &Dataset, valid: &Dataset, config: &Config) -> Fit {
     let started = Instant::now();
     for epoch in 1..=config.epochs {
         let g = train.gradient(&w, k, threads);
-        adam.step(&mut w, &g, config.learning_rate);
+        adam.step(&mut w, &g, &frozen, config.learning_rate);
         if epoch % 10 == 0 || epoch == config.epochs {
             let l = loss(&w);
             // Without a validation set, the last weights are kept.
@@ -666,6 +704,7 @@ mod tests {
         let config = Config {
             epochs: 100,
             learning_rate: 1.0,
+            min_usage: 1,
             progress: false,
             ..Config::default()
         };
@@ -701,6 +740,7 @@ mod tests {
         assert_eq!((train.len(), valid.len()), (BLOCK, BLOCK));
         let config = Config {
             epochs: 50,
+            min_usage: 1,
             progress: false,
             ..Config::default()
         };
@@ -758,9 +798,41 @@ mod tests {
         let text = rewrite_weights(source, &changed, &king).unwrap();
         assert!(text.contains("TEMPO: S = S(-7, 9);"));
         assert!(text.contains("S(123, -45)"));
-        assert!(text.contains("KING_SAFE_CHECK: [i32; 6] = [0, 80, 77, 85, 70, 0];"));
+        let mut checks = danger::KING_SAFE_CHECK;
+        checks[2] = 77;
+        let expected = format!("KING_SAFE_CHECK: [i32; 6] = {checks:?};");
+        assert!(text.contains(&expected), "{expected}");
         assert!(text.contains("KING_DANGER_OFFSET: i32 = -41;"));
         assert_eq!(text.lines().count(), source.lines().count());
+    }
+
+    #[test]
+    fn rarely_used_weights_stay_fixed() {
+        let data = sample();
+        let usage = data.usage();
+        // The tempo bonus counts in every position (for the side to move); a weight counts
+        // only where White's and Black's uses do not cancel.
+        assert_eq!(usage[2 * weights::idx::TEMPO], data.len());
+        let config = Config {
+            epochs: 20,
+            learning_rate: 1.0,
+            min_usage: 10,
+            progress: false,
+            ..Config::default()
+        };
+        let empty = Dataset::parse(std::iter::empty()).0;
+        let fit = tune(&data, &empty, &config);
+        let start = initial_weights();
+        for (i, &n) in usage.iter().enumerate() {
+            if n < 10 {
+                assert_eq!(
+                    fit.weights[i], start[i],
+                    "parameter {i} used {n} times moved"
+                );
+            }
+        }
+        assert!(usage.iter().any(|&n| n < 10) && usage.iter().any(|&n| n >= 10));
+        assert_ne!(fit.weights, start);
     }
 
     #[test]

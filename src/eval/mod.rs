@@ -258,6 +258,9 @@ trait Tracer {
     /// `color` earned `s` from a term that is not linear in the tunable weights.
     #[inline(always)]
     fn nonlinear(&mut self, _color: Color, _s: S) {}
+    /// `color` earned `s` from a term that does not depend on any tunable weight.
+    #[inline(always)]
+    fn fixed(&mut self, _color: Color, _s: S) {}
     /// The king-danger sum of `king`'s king contains king-danger weight `id` `f` times.
     #[inline(always)]
     fn danger(&mut self, _king: Color, _id: usize, _f: f32) {}
@@ -843,13 +846,9 @@ fn mop_up<T: Tracer>(b: &Board, c: Color, own_king: Square, enemy_king: Square, 
     if own_pawns != 0 || (points < 5 && !kbnk && !(bishops.count() == 2 && points == 6)) {
         return S::ZERO;
     }
-    let mut s = w!(t, c, MOPUP_EDGE, centre_distance(enemy_king))
-        + w!(
-            t,
-            c,
-            MOPUP_KING_CLOSENESS,
-            14 - manhattan(own_king, enemy_king)
-        );
+    // Fixed weights (see weights.rs): the tuner sees this term as a constant.
+    let mut s = MOPUP_EDGE * centre_distance(enemy_king)
+        + MOPUP_KING_CLOSENESS * (14 - manhattan(own_king, enemy_king));
     if kbnk {
         let corners = if (bishops & Bitboard::DARK_SQUARES).any() {
             [Square::A1, Square::H8]
@@ -857,8 +856,9 @@ fn mop_up<T: Tracer>(b: &Board, c: Color, own_king: Square, enemy_king: Square, 
             [Square::H1, Square::A8]
         };
         let d = manhattan(enemy_king, corners[0]).min(manhattan(enemy_king, corners[1]));
-        s += w!(t, c, KBNK_CORNER, (7 - d).max(0));
+        s += KBNK_CORNER * (7 - d).max(0);
     }
+    t.fixed(c, s);
     s
 }
 
@@ -883,6 +883,8 @@ pub struct Coefficients {
     pub counts: Vec<(u16, i16)>,
     /// White-relative sum of the nonlinear terms (the king-danger penalties).
     pub nonlinear: S,
+    /// White-relative sum of the terms with fixed weights (the endgame drives).
+    pub fixed: S,
     /// The king-danger sum of each king (by colour index: black, white) as (flat offset into
     /// `weights::danger::values()`, multiplicity); empty when no enemy piece attacks the king
     /// zone (then no penalty applies).
@@ -905,6 +907,7 @@ pub struct Coefficients {
 struct CoefficientTrace {
     counts: Vec<i32>,
     nonlinear: S,
+    fixed: S,
     danger: [Vec<(u16, f32)>; 2],
     summary: Summary,
 }
@@ -916,6 +919,9 @@ impl Tracer for CoefficientTrace {
     }
     fn nonlinear(&mut self, color: Color, s: S) {
         self.nonlinear += color.fold_wb(s, -s);
+    }
+    fn fixed(&mut self, color: Color, s: S) {
+        self.fixed += color.fold_wb(s, -s);
     }
     fn danger(&mut self, king: Color, id: usize, f: f32) {
         if f != 0.0 {
@@ -932,6 +938,7 @@ pub fn coefficients(pos: &Chess) -> Coefficients {
     let mut t = CoefficientTrace {
         counts: vec![0; weights::COUNT],
         nonlinear: S::ZERO,
+        fixed: S::ZERO,
         danger: [Vec::new(), Vec::new()],
         summary: Summary::default(),
     };
@@ -946,6 +953,7 @@ pub fn coefficients(pos: &Chess) -> Coefficients {
             .map(|(i, &n)| (i as u16, n as i16))
             .collect(),
         nonlinear: t.nonlinear,
+        fixed: t.fixed,
         danger: t.danger,
         total: S(sm.mg, sm.eg),
         phase: sm.phase,
@@ -1162,7 +1170,7 @@ mod tests {
             let p = pos(fen);
             let c = coefficients(&p);
             with_danger += usize::from(c.nonlinear != S::ZERO);
-            let mut sum = c.nonlinear;
+            let mut sum = c.nonlinear + c.fixed;
             for &(i, n) in &c.counts {
                 sum += values[i as usize] * i32::from(n);
             }

@@ -436,22 +436,22 @@ tunable! {
 
     /// Bonus for the side to move.
     TEMPO: S = S(18, 8);
-
-    // ---------------------------------------------------------------------------------------------
-    // Endgames
-    // ---------------------------------------------------------------------------------------------
-
-    /// Mating a bare king: per unit of the losing king's (Manhattan) distance from the centre.
-    MOPUP_EDGE: S = S(0, 10);
-
-    /// Mating a bare king: per unit of closeness (14 - Manhattan distance) between the kings.
-    MOPUP_KING_CLOSENESS: S = S(0, 4);
-
-    /// KBNK: per unit of closeness (7 - Manhattan distance) of the losing king to the nearest corner
-    /// of the bishop's colour.
-    KBNK_CORNER: S = S(0, 24);
-
 }
+
+// ---------------------------------------------------------------------------------------------
+// Endgame drives: not tuned. They do not predict the result (the game is won either way) but
+// show the search the way to the mate, so the result-fitting tuner must leave them alone.
+// ---------------------------------------------------------------------------------------------
+
+/// Mating a bare king: per unit of the losing king's (Manhattan) distance from the centre.
+pub const MOPUP_EDGE: S = S(0, 10);
+
+/// Mating a bare king: per unit of closeness (14 - Manhattan distance) between the kings.
+pub const MOPUP_KING_CLOSENESS: S = S(0, 4);
+
+/// KBNK: per unit of closeness (7 - Manhattan distance) of the losing king to the nearest corner
+/// of the bishop's colour.
+pub const KBNK_CORNER: S = S(0, 24);
 
 // ---------------------------------------------------------------------------------------------
 // The king-danger formula: its tunable sum (module `danger`) and the fixed parts that turn it
