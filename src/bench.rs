@@ -1,6 +1,7 @@
-//! Bench: a fixed-depth search of every position in `bench-positions/`, one thread, a fresh
-//! hash table and fresh histories per position. The node total is a signature of the
-//! search: any functional change changes it. The last line is `N nodes M nps`.
+//! Bench: a fixed-depth search of every position in `bench-positions/`, a fresh hash table and
+//! fresh histories per position. With one thread the node total is a signature of the search:
+//! any functional change changes it. With several (Lazy SMP) the count varies from run to run
+//! and the bench measures time to depth instead. The last line is `N nodes M nps`.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -9,7 +10,8 @@ use std::time::Instant;
 use shakmaty::CastlingMode;
 
 use crate::position::Position;
-use crate::search::{Limits, Searcher, SharedFlags, Silent};
+use crate::search::{Limits, SharedFlags, Silent};
+use crate::threads::ThreadPool;
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 
@@ -21,9 +23,14 @@ pub const BENCH_HASH_MB: usize = 16;
 /// The bench positions, compiled into the binary so `scout bench` works from any directory.
 pub const POSITIONS: &str = include_str!("../bench-positions/bench.fen");
 
-/// Runs the bench at `depth`, writing one line per position and the summary. Returns the
-/// total node count and the speed in nodes per second.
+/// Runs the bench at `depth` with one thread, writing one line per position and the summary.
+/// Returns the total node count and the speed in nodes per second.
 pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
+    run_threads(depth, 1, out)
+}
+
+/// The bench with `threads` search threads per position.
+pub fn run_threads(depth: i32, threads: usize, out: &mut dyn Write) -> (u64, u64) {
     let start = Instant::now();
     let mut total = 0u64;
     let fens: Vec<&str> = POSITIONS
@@ -41,12 +48,13 @@ pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
             continue;
         };
         let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
-        let mut searcher = Searcher::new(tt, Arc::new(SharedFlags::default()));
+        let mut pool = ThreadPool::new(tt, Arc::new(SharedFlags::default()));
+        pool.set_threads(threads);
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()
         };
-        let result = searcher.search(&pos, &[], limits, TimeManager::infinite(), &mut Silent);
+        let result = pool.search(&pos, &[], limits, TimeManager::infinite(), &mut Silent);
         total += result.nodes;
         let best = result.best.map_or("0000".to_string(), |m| {
             shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard).to_string()
@@ -62,6 +70,12 @@ pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
     }
     let elapsed = start.elapsed().as_secs_f64().max(1e-9);
     let nps = (total as f64 / elapsed) as u64;
+    let _ = writeln!(
+        out,
+        "depth {depth}, {threads} thread{}, {:.0} ms",
+        if threads == 1 { "" } else { "s" },
+        elapsed * 1000.0
+    );
     let _ = writeln!(out, "{total} nodes {nps} nps");
     let _ = out.flush();
     (total, nps)

@@ -20,7 +20,8 @@ use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use shakmaty::{CastlingMode, Color, Position as _, Square};
 
 use crate::position::Position;
-use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, Searcher, SharedFlags};
+use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
+use crate::threads::{MAX_THREADS, ThreadPool};
 use crate::time::{Clock, TimeManager};
 use crate::tt::TranspositionTable;
 use crate::uci::{self, Command, Go, Start};
@@ -76,6 +77,8 @@ enum Job {
     NewGame,
     /// Replace the worker's table (before a resize, so the old one is freed first).
     SetTt(Arc<TranspositionTable>),
+    /// Search with this many threads from now on.
+    SetThreads(usize),
 }
 
 /// Prints the search's progress as UCI `info` lines.
@@ -94,7 +97,7 @@ impl Reporter for UciReporter {
 }
 
 fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
-    let mut searcher = Searcher::new(Arc::new(TranspositionTable::new(1)), flags.clone());
+    let mut pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
     for job in jobs {
         match job {
             Job::Search {
@@ -105,11 +108,11 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 tt,
                 mode,
             } => {
-                searcher.set_tt(tt);
+                pool.set_tt(tt);
                 let mut reporter = UciReporter { mode };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    searcher.search(&root, &history, limits, time, &mut reporter)
+                    pool.search(&root, &history, limits, time, &mut reporter)
                 }));
                 match outcome {
                     Ok(result) => emit(&uci::bestmove(result.best, result.ponder, mode)),
@@ -119,8 +122,9 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                         ));
                         let any = root.chess().legal_moves().first().copied();
                         emit(&uci::bestmove(any, None, mode));
-                        searcher =
-                            Searcher::new(Arc::new(TranspositionTable::new(1)), flags.clone());
+                        let threads = pool.threads();
+                        pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
+                        pool.set_threads(threads);
                     }
                 }
             }
@@ -132,8 +136,9 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 let stdout = std::io::stdout();
                 crate::bench::run(depth, &mut stdout.lock());
             }
-            Job::NewGame => searcher.new_game(),
-            Job::SetTt(tt) => searcher.set_tt(tt),
+            Job::NewGame => pool.new_game(),
+            Job::SetTt(tt) => pool.set_tt(tt),
+            Job::SetThreads(n) => pool.set_threads(n),
         }
         if done.send(()).is_err() {
             break;
@@ -366,13 +371,10 @@ impl Engine {
                 emit(&uci::info_string("hash table cleared"));
             }
             "threads" => {
-                if let Some(n) = number(1, 1024) {
+                if let Some(n) = number(1, MAX_THREADS as i64) {
                     self.options.threads = n as usize;
-                    if n > 1 {
-                        emit(&uci::info_string(
-                            "Threads accepted; this version searches with 1 thread",
-                        ));
-                    }
+                    self.send(Job::SetThreads(n as usize));
+                    self.wait_idle();
                 }
             }
             "multipv" => {

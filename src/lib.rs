@@ -11,6 +11,7 @@ pub mod perft;
 pub mod position;
 pub mod search;
 pub mod see;
+pub mod threads;
 pub mod time;
 pub mod tt;
 pub mod tune;

@@ -1,4 +1,4 @@
-//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH]`,
+//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
 //! `scout perft DEPTH [FEN]`, `scout datagen ...` and `scout tune ...` run the tools and exit.
 
 use std::process::ExitCode;
@@ -11,7 +11,8 @@ use shakmaty::CastlingMode;
 
 fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
-    eprintln!("       scout bench [DEPTH]        fixed-depth search over the bench positions");
+    eprintln!("       scout bench [DEPTH [THREADS]]");
+    eprintln!("                                  fixed-depth search over the bench positions");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--out FILE]     self-play training data");
@@ -100,7 +101,12 @@ fn main() -> ExitCode {
                 Some(Ok(d)) if (1..=64).contains(&d) => d,
                 _ => return usage(),
             };
-            scout::bench::run(depth, &mut std::io::stdout());
+            let threads = match args.get(2).map(|t| t.parse::<usize>()) {
+                None => 1,
+                Some(Ok(t)) if (1..=scout::threads::MAX_THREADS).contains(&t) => t,
+                _ => return usage(),
+            };
+            scout::bench::run_threads(depth, threads, &mut std::io::stdout());
             ExitCode::SUCCESS
         }
         Some("perft") => {

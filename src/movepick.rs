@@ -170,13 +170,20 @@ impl MovePicker {
                     if self.next >= self.moves.len() {
                         return None;
                     }
-                    // Selection sort step: bring the best remaining move forward.
-                    let mut best = self.next;
-                    for i in self.next + 1..self.moves.len() {
-                        if self.scores[i] > self.scores[best] {
+                    // Selection sort step: bring the best remaining move forward (the
+                    // first of equal scores). Most nodes cut off after a few moves, so this
+                    // beats sorting the whole list; the best score is kept in a register and
+                    // the slice lets the compiler drop the bounds checks in this hot loop.
+                    let remaining = &self.scores[self.next..self.moves.len()];
+                    let mut best = 0;
+                    let mut best_score = remaining[0];
+                    for (i, &s) in remaining.iter().enumerate().skip(1) {
+                        if s > best_score {
                             best = i;
+                            best_score = s;
                         }
                     }
+                    let best = self.next + best;
                     self.moves.swap(self.next, best);
                     self.scores.swap(self.next, best);
                     let picked = (self.moves[self.next], self.scores[self.next]);

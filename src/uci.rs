@@ -349,7 +349,7 @@ fn option_configs() -> Vec<UciOptionConfig> {
         UciOptionConfig::Button {
             name: "Clear Hash".to_string(),
         },
-        spin("Threads", 1, 1, 1024),
+        spin("Threads", 1, 1, crate::threads::MAX_THREADS as i64),
         spin("MultiPV", 1, 1, 256),
         spin("Move Overhead", 10, 0, 5000),
         check("Ponder", false),

@@ -276,3 +276,50 @@ fn command_line_perft_with_castling_in_chess960() {
     let d3 = case.counts.iter().find(|(d, _)| *d == 3).unwrap().1;
     check_cli_perft(3, &case.fen, CastlingMode::Chess960, d3);
 }
+
+#[test]
+fn command_line_bench_with_one_and_several_threads() {
+    // One thread: the node count is the library's deterministic bench signature.
+    let (expected, _) = scout::bench::run(4, &mut Vec::new());
+    let out = Command::new(BIN).args(["bench", "4"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        nodes_nps_line(text.lines().last().unwrap()),
+        Ok(expected),
+        "{text}"
+    );
+    // Two threads (Lazy SMP): every position is searched, a move is found wherever one thread
+    // found one (positions 30 and 31, stalemate and mate, have none), and the summary line is
+    // there; the count varies from run to run.
+    let no_move = |text: &str| -> Vec<bool> {
+        text.lines()
+            .filter(|l| l.starts_with("position"))
+            .map(|l| l.ends_with("0000"))
+            .collect()
+    };
+    let one_thread = no_move(&text);
+    assert_eq!(one_thread.len(), 50, "{text}");
+    assert_eq!(one_thread.iter().filter(|&&n| n).count(), 2, "{text}");
+    let out = Command::new(BIN)
+        .args(["bench", "4", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(no_move(&text), one_thread, "{text}");
+    assert!(text.contains("depth 4, 2 threads"), "{text}");
+    assert!(
+        nodes_nps_line(text.lines().last().unwrap()).is_ok_and(|n| n > 0),
+        "{text}"
+    );
+    // Bad arguments fail cleanly.
+    for args in [
+        vec!["bench", "0"],
+        vec!["bench", "4", "0"],
+        vec!["bench", "4", "x"],
+    ] {
+        let out = Command::new(BIN).args(&args).output().unwrap();
+        assert!(!out.status.success(), "scout {args:?} should fail: {out:?}");
+    }
+}

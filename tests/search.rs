@@ -7,8 +7,9 @@ use std::sync::Arc;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use scout::position::Position;
 use scout::search::{
-    INFINITY, IterationInfo, Limits, MATE, Reporter, SearchConfig, Searcher, SharedFlags,
+    INFINITY, IterationInfo, Limits, MATE, Reporter, SearchConfig, Searcher, SharedFlags, Silent,
 };
+use scout::threads::ThreadPool;
 use scout::time::TimeManager;
 use scout::tt::{Bound, TranspositionTable};
 use shakmaty::{CastlingMode, Move, Position as _};
@@ -442,4 +443,65 @@ fn every_search_feature_switch_changes_the_tree() {
         assert_ne!(full, without, "switching off {name} changes nothing");
     }
     assert!(SearchConfig::without("nmp,bogus").is_err());
+}
+
+fn pool(threads: usize) -> ThreadPool {
+    let mut p = ThreadPool::new(
+        Arc::new(TranspositionTable::new(16)),
+        Arc::new(SharedFlags::default()),
+    );
+    p.set_threads(threads);
+    p
+}
+
+#[test]
+fn lazy_smp_finds_the_same_mates_and_its_helpers_search() {
+    let mut p = pool(3);
+    let mut helper_nodes = 0;
+    for (n, fen) in MATES {
+        let plies = if n > 0 { 2 * n - 1 } else { -2 * n };
+        let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+        let mut last = Last::default();
+        let limits = Limits {
+            depth: Some(2 * plies + 10),
+            ..Limits::default()
+        };
+        let result = p.search(&pos, &[], limits, TimeManager::infinite(), &mut last);
+        helper_nodes += p.helper_nodes();
+        let expected = if n > 0 { MATE - plies } else { -(MATE - plies) };
+        assert_eq!(result.score, expected, "{fen}: expected mate {n}");
+        assert_eq!(last.score, expected, "{fen}: reported score");
+        let mut line = pos.clone();
+        for m in &last.pv {
+            assert!(line.chess().is_legal(*m), "{fen}: illegal PV move {m}");
+            line = line.play(*m);
+        }
+        assert!(line.chess().is_checkmate(), "{fen}: PV {:?}", last.pv);
+    }
+    // The helpers really searched (they start before the main thread and stop after it).
+    assert!(helper_nodes > 0, "the helper threads searched no node");
+}
+
+#[test]
+fn lazy_smp_node_limit_counts_every_thread() {
+    for threads in [2, 4] {
+        let mut p = pool(threads);
+        let pos = Position::default();
+        let limit = 60_000;
+        let limits = Limits {
+            nodes: Some(limit),
+            ..Limits::default()
+        };
+        let r = p.search(&pos, &[], limits, TimeManager::infinite(), &mut Silent);
+        assert!(r.best.is_some_and(|m| pos.chess().is_legal(m)));
+        // The main thread reads the helpers' counts every 1024 of its own nodes; in between
+        // each thread may search up to about 2048 more.
+        let slack = 2048 * threads as u64;
+        assert!(
+            r.nodes >= limit && r.nodes <= limit + slack,
+            "{threads} threads: {} nodes for a limit of {limit}",
+            r.nodes
+        );
+        assert!(p.helper_nodes() > 0, "{threads} threads: helpers idle");
+    }
 }

@@ -512,6 +512,28 @@ fn median(mut v: Vec<std::time::Duration>) -> std::time::Duration {
     v[v.len() / 2]
 }
 
+/// Starts `go infinite` on each position, sends `stop` after 300 ms and measures how long the
+/// (legal) `bestmove` takes; returns the times and their median.
+fn stop_latencies(
+    e: &mut Engine,
+    fens: &[&str],
+) -> (Vec<std::time::Duration>, std::time::Duration) {
+    let mut times = Vec::new();
+    for fen in fens {
+        e.send(&format!("position fen {fen}"));
+        e.send("go infinite");
+        sleep(ms(300));
+        e.drain();
+        let t = Instant::now();
+        e.send("stop");
+        let out = e.wait_bestmove(GENEROUS);
+        times.push(t.elapsed());
+        assert_legal(e, &chess(fen), &out, STD);
+    }
+    let m = median(times.clone());
+    (times, m)
+}
+
 #[test]
 fn stop_answers_quickly() {
     let mut e = Engine::spawn();
@@ -524,20 +546,7 @@ fn stop_answers_quickly() {
         "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
         "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
     ];
-    let mut times = Vec::new();
-    for fen in positions {
-        e.send(&format!("position fen {fen}"));
-        e.send("go infinite");
-        sleep(ms(300));
-        e.drain();
-        let t = Instant::now();
-        e.send("stop");
-        let out = e.wait_bestmove(GENEROUS);
-        let took = t.elapsed();
-        assert_legal(&e, &chess(fen), &out, STD);
-        times.push(took);
-    }
-    let m = median(times.clone());
+    let (times, m) = stop_latencies(&mut e, &positions);
     eprintln!("stop -> bestmove latencies {times:?}, median {m:?} (requirement: 10 ms)");
     assert!(m < ms(100), "stop took {m:?} (median of {times:?})");
     e.assert_alive();
@@ -1292,5 +1301,78 @@ fn perft_d_and_eval_commands() {
     assert_eq!(line.trim_end(), "Checkers: h4");
     e.send("eval");
     e.isready_ok(GENEROUS);
+    e.assert_alive();
+}
+
+// -------------------------------------------------------------------------------------------
+// Several search threads (Lazy SMP)
+
+#[test]
+fn several_threads_search_legally_stop_promptly_and_share_the_node_limit() {
+    let mut e = Engine::spawn();
+    e.uci();
+    e.send("setoption name Threads value 4");
+    e.isready_ok(GENEROUS);
+    let text = std::fs::read_to_string(crate_root().join("bench-positions/bench.fen")).unwrap();
+    let fens: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // Fixed-depth and clocked searches give legal moves and PVs.
+    for fen in fens.iter().step_by(5) {
+        let pos = chess(fen);
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 7");
+        let out = e.wait_bestmove(GENEROUS);
+        assert_legal(&e, &pos, &out, STD);
+        e.send("go wtime 2000 btime 2000 winc 20 binc 20");
+        let out = e.wait_bestmove(GENEROUS);
+        assert_legal(&e, &pos, &out, STD);
+    }
+    // `go nodes` counts the nodes of every thread.
+    e.send("position startpos");
+    e.send("go nodes 30000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_legal(&e, &Chess::default(), &out, STD);
+    let nodes = out
+        .score_lines()
+        .last()
+        .and_then(|l| info_value(l, "nodes"))
+        .expect("no nodes in the last info line");
+    assert!(
+        nodes <= 30_000 + 4 * 2048,
+        "go nodes 30000 with 4 threads searched {nodes} nodes"
+    );
+    // `stop` ends all four threads at once.
+    let (times, m) = stop_latencies(&mut e, &[STARTPOS, fens[1], fens[7]]);
+    eprintln!("4 threads: stop -> bestmove latencies {times:?}");
+    assert!(m < ms(100), "stop took {m:?} (median of {times:?})");
+    // Pondering: no bestmove before ponderhit, then a normal timed answer.
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go ponder wtime 1000 btime 1000");
+    e.expect_no_line(
+        "bestmove while pondering",
+        |l| l.starts_with("bestmove"),
+        ms(400),
+    );
+    e.send("ponderhit");
+    let out = e.wait_bestmove(secs(10));
+    assert_legal(
+        &e,
+        &after_moves(&Chess::default(), &["e2e4", "e7e5"]),
+        &out,
+        STD,
+    );
+    // Back to one thread: still answers.
+    e.send("setoption name Threads value 1");
+    e.send("go depth 5");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_legal(
+        &e,
+        &after_moves(&Chess::default(), &["e2e4", "e7e5"]),
+        &out,
+        STD,
+    );
     e.assert_alive();
 }

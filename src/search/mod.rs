@@ -21,6 +21,7 @@ use crate::eval::Evaluator;
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
 use crate::position::Position;
 use crate::see;
+use crate::threads::Group;
 use crate::time::{Stability, TimeManager};
 use crate::tt::{Bound, TranspositionTable, score_from_tt, score_to_tt};
 use history::Histories;
@@ -284,6 +285,12 @@ pub struct Searcher {
     started: Instant,
     root_moves: Vec<RootMove>,
     pv_index: usize,
+    /// The Lazy SMP group this searcher belongs to, if it searches with others (`threads`).
+    group: Option<Arc<Group>>,
+    /// Index in the group: 0 is the main thread, the others are silent helpers.
+    thread_id: usize,
+    /// Nodes of the other threads of the group, as last read (every 1024 nodes).
+    others_nodes: u64,
 }
 
 impl Searcher {
@@ -310,6 +317,35 @@ impl Searcher {
             started: Instant::now(),
             root_moves: Vec::new(),
             pv_index: 0,
+            group: None,
+            thread_id: 0,
+            others_nodes: 0,
+        }
+    }
+
+    /// Makes this searcher thread `id` of a multi-threaded search (0: the main thread).
+    pub fn join_group(&mut self, group: Arc<Group>, id: usize) {
+        self.group = Some(group);
+        self.thread_id = id;
+    }
+
+    /// Makes this searcher search alone again.
+    pub fn leave_group(&mut self) {
+        self.group = None;
+        self.thread_id = 0;
+    }
+
+    /// A helper thread of a multi-threaded search: silent, stopped by the main thread.
+    fn is_helper(&self) -> bool {
+        self.thread_id > 0
+    }
+
+    /// Nodes searched by all threads of the search (this one's exact, the others' as last
+    /// published).
+    fn total_nodes(&self) -> u64 {
+        match &self.group {
+            Some(g) => self.nodes + g.others(self.thread_id),
+            None => self.nodes,
         }
     }
 
@@ -344,6 +380,7 @@ impl Searcher {
         self.time = time;
         self.started = Instant::now();
         self.nodes = 0;
+        self.others_nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
         self.was_pondering = self.flags.pondering.load(Ordering::Relaxed);
@@ -356,7 +393,10 @@ impl Searcher {
         for f in self.stack.iter_mut() {
             *f = Frame::default();
         }
-        self.tt.new_search();
+        if self.group.is_none() {
+            // A thread pool ages the table once for all its threads.
+            self.tt.new_search();
+        }
 
         // Start from the move ordering (TT move, good captures, ...), so that even a search
         // interrupted during its first iteration answers with a sensible move.
@@ -417,6 +457,9 @@ impl Searcher {
 
     /// `go infinite` and `go ponder` must not answer before `stop` (or `ponderhit`).
     fn wait_for_stop_if_required(&mut self) {
+        if self.is_helper() {
+            return;
+        }
         while (self.limits.infinite || self.flags.pondering.load(Ordering::Relaxed))
             && !self.flags.stop.load(Ordering::Relaxed)
         {
@@ -447,6 +490,11 @@ impl Searcher {
         let mut last_score = None;
 
         for depth in 1..=max_depth {
+            if self.thread_id % 2 == 1 && depth > 1 && depth % 2 == 0 {
+                // Odd helpers skip the even depths: threads diverge instead of racing each
+                // other through the same tree.
+                continue;
+            }
             for rm in self.root_moves.iter_mut() {
                 rm.previous_score = rm.score;
             }
@@ -563,7 +611,7 @@ impl Searcher {
             ponder,
             score,
             depth: completed_depth,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
         }
     }
 
@@ -600,7 +648,7 @@ impl Searcher {
             multipv: pv_index + 1,
             score,
             bound,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             hashfull: self.tt.hashfull(),
             pv: &rm.pv,
@@ -703,13 +751,22 @@ impl Searcher {
         if self.stopped {
             return true;
         }
-        if self.flags.stop.load(Ordering::Relaxed) {
+        if self.flags.stop.load(Ordering::Relaxed)
+            || self
+                .group
+                .as_ref()
+                .is_some_and(|g| g.done.load(Ordering::Relaxed))
+        {
             self.stopped = true;
         } else if let Some(max) = self.limits.nodes
-            && self.nodes >= max
+            && self.nodes + self.others_nodes >= max
         {
             self.stopped = true;
         } else if self.nodes & 1023 == 0 {
+            if let Some(g) = &self.group {
+                g.publish(self.thread_id, self.nodes);
+                self.others_nodes = g.others(self.thread_id);
+            }
             let pondering = self.check_ponderhit();
             if !pondering && !self.limits.infinite && self.time.hard_limit_reached() {
                 self.stopped = true;

@@ -1,0 +1,199 @@
+//! The search threads: Lazy SMP.
+//!
+//! With `Threads` = n, one search runs n searchers at once on the same root, sharing only the
+//! transposition table (lock-free, see `tt`) and the stop flags. The main thread (index 0)
+//! does everything a lone search does: it keeps the clock, prints `info`, and its answer is
+//! the answer. The helpers search silently and without limits; what they find reaches the
+//! main thread through the table (cutoffs, better move ordering), which is the whole idea of
+//! Lazy SMP: no work splitting, only a shared memory. Odd-numbered helpers skip the even
+//! depths, so the threads do not all search the same tree at the same moment.
+//! When the main thread is done it raises the group's `done` flag and the helpers return.
+//!
+//! Each searcher keeps its own histories and pawn hash across searches; helpers are kept in
+//! the pool between searches and replaced only when `Threads` changes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+
+use crate::position::Position;
+use crate::search::{Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
+use crate::time::TimeManager;
+use crate::tt::TranspositionTable;
+
+/// Most search threads the `Threads` option allows (each helper owns a few MB of tables).
+pub const MAX_THREADS: usize = 256;
+
+/// Stack of a helper thread (the main search thread has its own, set by its creator).
+const HELPER_STACK: usize = 16 * 1024 * 1024;
+
+/// What the threads of one search share besides the table.
+#[derive(Debug)]
+pub struct Group {
+    /// Raised by the main thread once it has its answer: the helpers stop.
+    pub done: AtomicBool,
+    /// Nodes searched by each thread, published every 1024 nodes.
+    nodes: Vec<AtomicU64>,
+}
+
+impl Group {
+    pub fn new(threads: usize) -> Group {
+        Group {
+            done: AtomicBool::new(false),
+            nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Publishes the node count of thread `id`.
+    #[inline]
+    pub fn publish(&self, id: usize, nodes: u64) {
+        self.nodes[id].store(nodes, Ordering::Relaxed);
+    }
+
+    /// Nodes searched by every thread except `id`, as last published.
+    pub fn others(&self, id: usize) -> u64 {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != id)
+            .map(|(_, n)| n.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// The main searcher and its helpers.
+pub struct ThreadPool {
+    main: Searcher,
+    helpers: Vec<Searcher>,
+    tt: Arc<TranspositionTable>,
+    flags: Arc<SharedFlags>,
+}
+
+impl ThreadPool {
+    /// A pool of one thread (the caller's own).
+    pub fn new(tt: Arc<TranspositionTable>, flags: Arc<SharedFlags>) -> ThreadPool {
+        ThreadPool {
+            main: Searcher::new(tt.clone(), flags.clone()),
+            helpers: Vec::new(),
+            tt,
+            flags,
+        }
+    }
+
+    /// Number of search threads (main included).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Nodes searched by the helpers in the last search (0 with one thread).
+    pub fn helper_nodes(&self) -> u64 {
+        self.helpers.iter().map(Searcher::nodes).sum()
+    }
+
+    /// The main thread's searcher (its configuration is what tests and tools adjust).
+    pub fn main(&mut self) -> &mut Searcher {
+        &mut self.main
+    }
+
+    /// Sets the number of search threads (clamped to 1..=MAX_THREADS).
+    pub fn set_threads(&mut self, n: usize) {
+        let n = n.clamp(1, MAX_THREADS);
+        self.helpers.truncate(n - 1);
+        while self.helpers.len() < n - 1 {
+            self.helpers
+                .push(Searcher::new(self.tt.clone(), self.flags.clone()));
+        }
+    }
+
+    /// Replaces the transposition table of every thread.
+    pub fn set_tt(&mut self, tt: Arc<TranspositionTable>) {
+        self.main.set_tt(tt.clone());
+        for h in self.helpers.iter_mut() {
+            h.set_tt(tt.clone());
+        }
+        self.tt = tt;
+    }
+
+    /// Forgets what every thread learned in earlier games.
+    pub fn new_game(&mut self) {
+        self.main.new_game();
+        for h in self.helpers.iter_mut() {
+            h.new_game();
+        }
+    }
+
+    /// Searches with every thread; the main thread's result is the answer. Arguments as for
+    /// [`Searcher::search`]. `limits.nodes` counts the nodes of all threads together.
+    pub fn search(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: Limits,
+        time: TimeManager,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        if self.helpers.is_empty() {
+            self.main.leave_group();
+            return self.main.search(root, history, limits, time, reporter);
+        }
+        let group = Arc::new(Group::new(self.threads()));
+        self.tt.new_search();
+        self.main.join_group(group.clone(), 0);
+        let helper_limits = Limits {
+            depth: None,
+            // The node limit is for all threads together: every thread checks the total.
+            nodes: limits.nodes,
+            mate: None,
+            infinite: true,
+            searchmoves: limits.searchmoves.clone(),
+            multipv: 1,
+        };
+        let main = &mut self.main;
+        thread::scope(|scope| {
+            for (i, helper) in self.helpers.iter_mut().enumerate() {
+                helper.join_group(group.clone(), i + 1);
+                let limits = helper_limits.clone();
+                let spawned = thread::Builder::new()
+                    .name(format!("helper {}", i + 1))
+                    .stack_size(HELPER_STACK)
+                    .spawn_scoped(scope, move || {
+                        helper.search(root, history, limits, TimeManager::infinite(), &mut Silent);
+                    });
+                if spawned.is_err() {
+                    // Out of threads: search with the ones already running.
+                    break;
+                }
+            }
+            let result = main.search(root, history, limits, time, reporter);
+            group.done.store(true, Ordering::SeqCst);
+            result
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_counts_other_threads() {
+        let g = Group::new(3);
+        g.publish(0, 10);
+        g.publish(1, 20);
+        g.publish(2, 30);
+        assert_eq!(g.others(0), 50);
+        assert_eq!(g.others(2), 30);
+    }
+
+    #[test]
+    fn set_threads_clamps() {
+        let tt = Arc::new(TranspositionTable::new(1));
+        let mut pool = ThreadPool::new(tt, Arc::new(SharedFlags::default()));
+        pool.set_threads(0);
+        assert_eq!(pool.threads(), 1);
+        pool.set_threads(3);
+        assert_eq!(pool.threads(), 3);
+        pool.set_threads(2);
+        assert_eq!(pool.threads(), 2);
+    }
+}
