@@ -1,0 +1,421 @@
+//! Step 3: the main alpha-beta search below the root, a fail-soft PVS/NegaScout with the
+//! transposition table, the selective techniques (each a bet, its comment says on what) and
+//! the late-move reduction table.
+use shakmaty::{Move, MoveList};
+
+use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mate_in, mated_in};
+use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
+use crate::position::Position;
+use crate::see;
+use crate::tt::{Bound, score_from_tt, score_to_tt};
+
+/// Late-move reduction table, indexed by depth and move number.
+pub(super) struct LmrTable([[i32; 64]; 64]);
+
+impl LmrTable {
+    pub(super) fn new() -> LmrTable {
+        let mut t = [[0; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                // Reductions grow with the logarithm of both the depth and the move number.
+                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            }
+        }
+        LmrTable(t)
+    }
+
+    pub(super) fn get(&self, depth: i32, moves: usize) -> i32 {
+        self.0[(depth as usize).min(63)][moves.min(63)]
+    }
+}
+
+impl Searcher {
+    /// Step 3: the main alpha-beta search (fail-soft PVS). `cut_node` marks nodes expected to
+    /// fail high (the null-window children of a PV or all-node).
+    pub(super) fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        cut_node: bool,
+    ) -> i32 {
+        // 3.1 Leaf: resolve captures first.
+        if depth <= 0 {
+            return self.quiescence(pos, ply, alpha, beta);
+        }
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if self.should_stop() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let selective = self.config.selective;
+
+        // 3.2 Draws and the horizon of the ply stack.
+        if self.is_draw(pos, ply) {
+            return DRAW;
+        }
+        let in_check = pos.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
+        }
+
+        // 3.3 Mate-distance pruning: no line from here can beat a mate already found closer
+        // to the root.
+        if self.config.on(Feature::MateDistance) {
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // 3.4 Transposition table: cut off at non-PV nodes with a deep enough, fitting bound.
+        let excluded = self.stack[ply].excluded;
+        let entry = if self.config.use_tt && excluded.is_none() {
+            self.tt.probe(pos.key())
+        } else {
+            None
+        };
+        let tt_move = entry.and_then(|e| movepick::decode(pos.chess(), e.mv));
+        let tt_score = entry.map(|e| score_from_tt(e.score, ply));
+        if let (Some(e), Some(s)) = (entry, tt_score)
+            && !pv_node
+            && e.depth >= depth
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            }
+        {
+            return s;
+        }
+
+        // 3.5 Static evaluation; "improving" if better than two plies ago.
+        let static_eval = if in_check {
+            -INFINITY
+        } else if let Some(e) = entry {
+            e.eval
+        } else {
+            self.evaluator.evaluate(pos.chess())
+        };
+        self.stack[ply].static_eval = static_eval;
+        let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
+        // The TT score, when its bound allows, is a better estimate than the static eval.
+        let eval = match (entry, tt_score) {
+            (Some(e), Some(s)) if !in_check => match e.bound {
+                Bound::Exact => s,
+                Bound::Lower if s > static_eval => s,
+                Bound::Upper if s < static_eval => s,
+                _ => static_eval,
+            },
+            _ => static_eval,
+        };
+        self.stack[ply + 1].killers = [None, None];
+        self.stack[ply + 2].killers = [None, None];
+
+        // Static pruning needs a beta that static scores can reach: against a mate bound
+        // only a search can prove anything.
+        if selective && !pv_node && !in_check && excluded.is_none() && beta.abs() < MATE_BOUND {
+            // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
+            // fall below it within a few plies.
+            if self.config.on(Feature::ReverseFutility)
+                && depth <= 8
+                && eval.abs() < MATE_BOUND
+                && eval - 80 * (depth - i32::from(improving)) >= beta
+            {
+                return eval;
+            }
+
+            // 3.7 Razoring: bets that a position far below alpha at low depth only has
+            // tactical resources, which quiescence sees.
+            if self.config.on(Feature::Razoring) && depth <= 3 && eval + 250 * depth < alpha {
+                let v = self.quiescence(pos, ply, alpha, alpha + 1);
+                if v <= alpha {
+                    return v;
+                }
+            }
+
+            // 3.8 Null-move pruning: bets that passing is worse than the best move, so if
+            // passing still fails high the position does too (not with only pawns: zugzwang).
+            if self.config.on(Feature::NullMove)
+                && depth >= 3
+                && eval >= beta
+                && static_eval >= beta
+                && self.stack[ply.saturating_sub(1)].played.is_some()
+                && ply >= 1
+                && !pos.only_pawns_and_king()
+                && let Some(null) = pos.play_null()
+            {
+                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                self.keys.push(null.key());
+                self.stack[ply].played = None;
+                self.stack[ply].piece_to = None;
+                let v = -self.negamax(&null, depth - r, ply + 1, -beta, -beta + 1, !cut_node);
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if v >= beta {
+                    // Do not return an unproven mate.
+                    return if v >= MATE_BOUND { beta } else { v };
+                }
+            }
+        }
+
+        // 3.9 Internal iterative reduction: without a TT move this node was never searched
+        // well; search it shallower now and properly when the iteration comes back.
+        if self.config.on(Feature::Iir)
+            && depth >= 4
+            && tt_move.is_none()
+            && excluded.is_none()
+            && (pv_node || cut_node)
+        {
+            depth -= 1;
+        }
+
+        // 3.10 The move loop.
+        let prev = if ply >= 1 {
+            self.stack[ply - 1].piece_to
+        } else {
+            None
+        };
+        let prev2 = if ply >= 2 {
+            self.stack[ply - 2].piece_to
+        } else {
+            None
+        };
+        let ctx = OrderingContext {
+            killers: self.stack[ply].killers,
+            counter: self.histories.counter(prev),
+            cont: [prev, prev2],
+        };
+        let mut picker = MovePicker::new(tt_move, ctx);
+        let alpha_orig = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move: Option<Move> = None;
+        let mut legal = 0usize;
+        // Fixed-capacity lists on the stack: no allocation in the node loop.
+        let mut quiets_tried = MoveList::new();
+        let mut captures_tried = MoveList::new();
+        let mut skip_quiets = false;
+        let us = pos.turn();
+
+        while let Some((m, order_score)) = picker.next(pos.chess(), &self.histories) {
+            if Some(m) == excluded {
+                continue;
+            }
+            let quiet = !is_noisy(m);
+            legal += 1;
+
+            let gives_check = pos.gives_check(m);
+
+            // 3.11 Move-level pruning, once a move has kept us from being mated.
+            if selective && ply > 0 && best_score > -MATE_BOUND {
+                if quiet && !in_check && !gives_check {
+                    if skip_quiets {
+                        continue;
+                    }
+                    // Late-move pruning: bets that late quiet moves at low depth are bad.
+                    let lmp_limit = (3 + depth * depth) / (2 - i32::from(improving));
+                    if self.config.on(Feature::LateMovePruning)
+                        && depth <= 8
+                        && legal as i32 > lmp_limit
+                    {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    // (Futility pruning of quiet moves, static eval + margin <= alpha, was tried
+                    // here and measured 0.0 +/- 23 Elo over 600 games next to late-move
+                    // pruning: removed, see docs/results.md.)
+                }
+                // SEE pruning: bets that moves losing this much material are refuted.
+                if self.config.on(Feature::SeePruning) && depth <= 8 && !(quiet && gives_check) {
+                    let margin = if quiet {
+                        -60 * depth
+                    } else {
+                        -25 * depth * depth
+                    };
+                    if !see::see_ge(pos.chess(), m, margin) {
+                        continue;
+                    }
+                }
+            }
+
+            // 3.12 Extensions.
+            let mut extension = 0;
+            if selective && ply > 0 && ply < 2 * MAX_PLY / 3 {
+                // Singular extension: if every other move fails low against a bound a little
+                // below the TT score, the TT move is the only good one: search it deeper.
+                if let (Some(e), Some(s)) = (entry, tt_score)
+                    && self.config.on(Feature::Singular)
+                    && Some(m) == tt_move
+                    && depth >= 8
+                    && e.depth >= depth - 3
+                    && e.bound != Bound::Upper
+                    && s.abs() < MATE_BOUND
+                {
+                    let singular_beta = s - 2 * depth;
+                    self.stack[ply].excluded = Some(m);
+                    let v = self.negamax(
+                        pos,
+                        (depth - 1) / 2,
+                        ply,
+                        singular_beta - 1,
+                        singular_beta,
+                        cut_node,
+                    );
+                    self.stack[ply].excluded = None;
+                    self.pv[ply].clear();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v < singular_beta {
+                        extension = 1;
+                    } else if singular_beta >= beta {
+                        // Multi-cut: even without the TT move this node fails high.
+                        return singular_beta;
+                    } else if s >= beta {
+                        extension = -1;
+                    }
+                }
+            }
+
+            let child = pos.play(m);
+            self.tt.prefetch(child.key());
+            if self.config.on(Feature::CheckExtension) && extension == 0 && gives_check {
+                // Check extension: forcing lines are resolved before the horizon.
+                extension = 1;
+            }
+            self.push(&child, Some(m), us, ply);
+            let new_depth = depth - 1 + extension;
+
+            // 3.13 PVS: the first move with the full window, the others with a null window
+            // (reduced when late), re-searched when they unexpectedly beat alpha.
+            let mut score;
+            if legal == 1 {
+                // The first child of a PV node is a PV node; of a cut-node, an all-node; of
+                // an all-node, a cut-node.
+                score = -self.negamax(
+                    &child,
+                    new_depth,
+                    ply + 1,
+                    -beta,
+                    -alpha,
+                    !pv_node && !cut_node,
+                );
+            } else {
+                let mut reduction = 0;
+                if self.config.on(Feature::Lmr)
+                    && depth >= 3
+                    && legal > 1 + usize::from(pv_node)
+                    && (quiet || order_score < 0)
+                {
+                    // Late-move reductions: bets that late moves are worse than the first.
+                    reduction = self.lmr.get(depth, legal);
+                    reduction -= i32::from(pv_node);
+                    reduction += i32::from(!improving);
+                    reduction += i32::from(cut_node);
+                    reduction -= i32::from(gives_check);
+                    if quiet {
+                        reduction -= order_score.clamp(-16_000, 16_000) / 8_000;
+                    }
+                    reduction = reduction.clamp(0, new_depth - 1);
+                }
+                score = -self.negamax(
+                    &child,
+                    new_depth - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
+                if score > alpha && reduction > 0 {
+                    score =
+                        -self.negamax(&child, new_depth, ply + 1, -alpha - 1, -alpha, !cut_node);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, false);
+                }
+            }
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet {
+                quiets_tried.push(m);
+            } else {
+                captures_tried.push(m);
+            }
+        }
+
+        // 3.14 No legal move: mate or stalemate. (With an excluded move, the node only
+        // lacks alternatives: fail low.)
+        if legal == 0 {
+            return if excluded.is_some() {
+                alpha
+            } else if in_check {
+                mated_in(ply)
+            } else {
+                DRAW
+            };
+        }
+
+        // 3.15 Learn from the cutoff.
+        if best_score >= beta
+            && let Some(bm) = best_move
+        {
+            let cont = [prev, prev2];
+            if !is_noisy(bm) {
+                let k = &mut self.stack[ply].killers;
+                if k[0] != Some(bm) {
+                    k[1] = k[0];
+                    k[0] = Some(bm);
+                }
+                self.histories
+                    .update_quiets(us, bm, &quiets_tried, depth, &cont);
+                self.histories
+                    .update_captures(us, None, &captures_tried, depth);
+            } else {
+                self.histories
+                    .update_captures(us, Some(bm), &captures_tried, depth);
+            }
+        }
+
+        // 3.16 Store: the bound follows from where the value fell relative to the window.
+        if self.config.use_tt && excluded.is_none() {
+            let bound = Bound::classify(best_score, alpha_orig, beta);
+            let mv = best_move.or(tt_move).map_or(0, movepick::encode);
+            self.tt.store(
+                pos.key(),
+                mv,
+                score_to_tt(best_score, ply),
+                static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                depth,
+                bound,
+            );
+        }
+        best_score
+    }
+}

@@ -1,0 +1,177 @@
+//! Step 4: the quiescence search that resolves captures (and, in check, every evasion)
+//! before a position is evaluated.
+
+use super::{DRAW, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mated_in};
+use crate::movepick::{self, MovePicker, is_noisy};
+use crate::position::Position;
+use crate::see;
+use crate::tt::{Bound, score_from_tt, score_to_tt};
+
+impl Searcher {
+    /// Step 4: quiescence search. Stand pat (the side to move may decline every capture),
+    /// then captures and queen promotions; in check, every evasion, so mates are seen.
+    pub(super) fn quiescence(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if self.should_stop() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if self.is_draw(pos, ply) {
+            return DRAW;
+        }
+        let in_check = pos.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluator.evaluate(pos.chess())
+            };
+        }
+
+        let entry = if self.config.use_tt {
+            self.tt.probe(pos.key())
+        } else {
+            None
+        };
+        if let Some(e) = entry {
+            let s = score_from_tt(e.score, ply);
+            // Unlike the main search, quiescence takes TT cutoffs at PV nodes too: capture
+            // sequences transpose constantly, and a shortened PV tail costs nothing here.
+            if match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            } {
+                return s;
+            }
+        }
+        let tt_move = entry.and_then(|e| movepick::decode(pos.chess(), e.mv));
+
+        let alpha_orig = alpha;
+        let static_eval;
+        let mut best_score;
+        if in_check {
+            static_eval = -INFINITY;
+            best_score = -INFINITY;
+        } else {
+            static_eval = match entry {
+                Some(e) => e.eval,
+                None => self.evaluator.evaluate(pos.chess()),
+            };
+            // Stand pat: the side to move is not forced to capture.
+            best_score = static_eval;
+            if best_score >= beta {
+                return best_score;
+            }
+            alpha = alpha.max(best_score);
+        }
+
+        let mut picker = MovePicker::quiescence(tt_move);
+        let recapture_square = if ply >= 1 {
+            self.stack[ply - 1].played.map(|m| m.to())
+        } else {
+            None
+        };
+        let mut best_move = None;
+        let mut legal = 0;
+        let mut searched = 0;
+        while let Some((m, _)) = picker.next(pos.chess(), &self.histories) {
+            legal += 1;
+            if self.config.selective
+                && in_check
+                && best_score > -MATE_BOUND
+                && (!is_noisy(m) || !see::see_ge(pos.chess(), m, 0))
+            {
+                // Once one evasion has shown we are not mated, further quiet or losing
+                // evasions are skipped: bets that they rarely matter, and chains of checks and
+                // evasions would otherwise make quiescence explode.
+                continue;
+            }
+            if self.config.selective && !in_check {
+                // Move-count pruning: after the best few captures, only recaptures on the
+                // square of the last move. Bets that the rest cannot change much, and keeps
+                // positions full of mutual attacks from exploding.
+                if searched >= 3 && Some(m.to()) != recapture_square {
+                    continue;
+                }
+                // Delta pruning: bets that even winning the captured piece plus a margin
+                // cannot lift the score to alpha.
+                let gain = see::captured(m).map_or(0, see::value)
+                    + m.promotion()
+                        .map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
+                if static_eval + gain + 200 <= alpha {
+                    best_score = best_score.max(static_eval + gain + 200);
+                    continue;
+                }
+                // SEE pruning: a capture must win material, and more when the stand-pat
+                // score is far below alpha. Bets that even trades below the horizon rarely
+                // change the verdict (and chains of them make quiescence explode).
+                if !see::see_ge(pos.chess(), m, (alpha - static_eval - 110).max(1)) {
+                    continue;
+                }
+            } else if !in_check && !see::see_ge(pos.chess(), m, 0) {
+                // The exact search keeps only the window-independent part of the rule:
+                // quiescence never plays captures that lose material. (Minimax applies the
+                // same rule, so the tree both search is the same.)
+                continue;
+            }
+            let child = pos.play(m);
+            self.tt.prefetch(child.key());
+            self.keys.push(child.key());
+            self.stack[ply].played = Some(m);
+            // PVS here too: after the first move, prove with a null window that a capture
+            // does not beat alpha, and re-search with the full window only if it does.
+            let score = if pv_node && searched == 0 {
+                -self.quiescence(&child, ply + 1, -beta, -alpha)
+            } else {
+                let s = -self.quiescence(&child, ply + 1, -alpha - 1, -alpha);
+                if pv_node && s > alpha && s < beta {
+                    -self.quiescence(&child, ply + 1, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            searched += 1;
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        if in_check && legal == 0 {
+            return mated_in(ply);
+        }
+        if self.config.use_tt {
+            let bound = Bound::classify(best_score, alpha_orig, beta);
+            self.tt.store(
+                pos.key(),
+                best_move.or(tt_move).map_or(0, movepick::encode),
+                score_to_tt(best_score, ply),
+                static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                0,
+                bound,
+            );
+        }
+        best_score
+    }
+}

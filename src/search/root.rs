@@ -1,0 +1,386 @@
+//! The root of the search (step 1 and 2): setting up a search, iterative deepening with
+//! aspiration windows, the root move loop (MultiPV, `searchmoves`, `currmove`), time checks
+//! between iterations, and the `info` reports.
+use shakmaty::Move;
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::{
+    DRAW, Feature, Frame, INFINITY, IterationInfo, Limits, MATE, MATE_BOUND, MAX_PLY, Reporter,
+    RootMove, SearchResult, Searcher, mated_in,
+};
+use crate::movepick::{self, MovePicker, OrderingContext};
+use crate::position::Position;
+use crate::time::{Stability, TimeManager};
+use crate::tt::Bound;
+
+impl Searcher {
+    /// Searches `root` (reached through the game positions with keys `history`, the root's own
+    /// key last or absent) within `limits` and `time`, reporting to `reporter`.
+    pub fn search(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: Limits,
+        time: TimeManager,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.limits = limits;
+        self.limits.multipv = self.limits.multipv.max(1);
+        self.time = time;
+        self.started = Instant::now();
+        self.nodes = 0;
+        self.others_nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.was_pondering = self.flags.pondering.load(Ordering::Relaxed);
+        self.keys.clear();
+        self.keys.extend_from_slice(history);
+        if self.keys.last() != Some(&root.key()) {
+            self.keys.push(root.key());
+        }
+        self.root_ply_index = self.keys.len() - 1;
+        for f in self.stack.iter_mut() {
+            *f = Frame::default();
+        }
+        if self.group.is_none() {
+            // A thread pool ages the table once for all its threads.
+            self.tt.new_search();
+        }
+
+        // Start from the move ordering (TT move, good captures, ...), so that even a search
+        // interrupted during its first iteration answers with a sensible move.
+        let tt_move = self
+            .tt
+            .probe(root.key())
+            .and_then(|e| movepick::decode(root.chess(), e.mv));
+        let mut picker = MovePicker::new(tt_move, OrderingContext::default());
+        let mut legal: Vec<Move> = Vec::new();
+        while let Some((m, _)) = picker.next(root.chess(), &self.histories) {
+            legal.push(m);
+        }
+        if !self.limits.searchmoves.is_empty() {
+            let only = self.limits.searchmoves.clone();
+            legal.retain(|m| only.contains(m));
+        }
+        self.root_moves = legal
+            .into_iter()
+            .map(|mv| RootMove {
+                mv,
+                score: -INFINITY,
+                previous_score: -INFINITY,
+                bound: Bound::Upper,
+                pv: vec![mv],
+                seldepth: 0,
+                nodes: 0,
+            })
+            .collect();
+
+        if self.root_moves.is_empty() {
+            // Checkmate or stalemate: nothing to search.
+            let score = if root.in_check() { mated_in(0) } else { DRAW };
+            reporter.iteration(&IterationInfo {
+                depth: 0,
+                seldepth: 0,
+                multipv: 1,
+                score,
+                bound: Bound::Exact,
+                nodes: 0,
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
+                hashfull: self.tt.hashfull(),
+                pv: &[],
+            });
+            self.wait_for_stop_if_required();
+            return SearchResult {
+                best: None,
+                ponder: None,
+                score,
+                depth: 0,
+                nodes: 0,
+            };
+        }
+
+        let result = self.iterative_deepening(root, reporter);
+        self.wait_for_stop_if_required();
+        result
+    }
+
+    /// `go infinite` and `go ponder` must not answer before `stop` (or `ponderhit`).
+    pub(super) fn wait_for_stop_if_required(&mut self) {
+        if self.is_helper() {
+            return;
+        }
+        while (self.limits.infinite || self.flags.pondering.load(Ordering::Relaxed))
+            && !self.flags.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            if self.was_pondering && !self.flags.pondering.load(Ordering::Relaxed) {
+                // ponderhit after the search had already finished: answer now.
+                break;
+            }
+        }
+    }
+
+    /// Step 1: iterative deepening, with aspiration windows from depth 4 on.
+    pub(super) fn iterative_deepening(
+        &mut self,
+        root: &Position,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 1)
+            .clamp(1, MAX_PLY as i32 - 1);
+        let multipv = self.limits.multipv.min(self.root_moves.len());
+        let mut completed_depth = 0;
+        let mut best_move_changes = 0.0f64;
+        let mut stable_iterations = 0u32;
+        let mut last_best = None;
+        let mut last_score = None;
+
+        for depth in 1..=max_depth {
+            if self.thread_id % 2 == 1 && depth > 1 && depth % 2 == 0 {
+                // Odd helpers skip the even depths: threads diverge instead of racing each
+                // other through the same tree.
+                continue;
+            }
+            for rm in self.root_moves.iter_mut() {
+                rm.previous_score = rm.score;
+            }
+            for pv_index in 0..multipv {
+                self.pv_index = pv_index;
+                self.seldepth = 0;
+                let previous = self.root_moves[pv_index].previous_score;
+                let mut delta = 15;
+                let (mut alpha, mut beta) = if depth >= 4
+                    && self.config.on(Feature::Aspiration)
+                    && previous.abs() < MATE_BOUND
+                {
+                    (
+                        (previous - delta).max(-INFINITY),
+                        (previous + delta).min(INFINITY),
+                    )
+                } else {
+                    (-INFINITY, INFINITY)
+                };
+                loop {
+                    let score = self.search_root(root, depth, alpha, beta, reporter);
+                    // Stable sort keeps the order of equal scores: the best move comes first.
+                    self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    if self.stopped {
+                        break;
+                    }
+                    if score <= alpha {
+                        // Fail low: widen downwards, and pull beta in to re-search faster.
+                        beta = (alpha + beta) / 2;
+                        alpha = (score - delta).max(-INFINITY);
+                        if self.started.elapsed().as_millis() > 1000 {
+                            self.report(reporter, depth, pv_index, Bound::Upper);
+                        }
+                    } else if score >= beta {
+                        beta = (score + delta).min(INFINITY);
+                        if self.started.elapsed().as_millis() > 1000 {
+                            self.report(reporter, depth, pv_index, Bound::Lower);
+                        }
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                }
+                self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.stopped && depth > 1 {
+                    break;
+                }
+                // The new line may have moved above earlier ones: print them all again, in
+                // order, once the iteration's lines are complete (or after every line for 1).
+                if pv_index + 1 == multipv {
+                    for k in 0..multipv {
+                        self.report(reporter, depth, k, Bound::Exact);
+                    }
+                }
+            }
+            if self.stopped && depth > 1 {
+                break;
+            }
+            completed_depth = depth;
+
+            // Time management between iterations.
+            let best = self.root_moves[0].mv;
+            if last_best.is_some() && last_best != Some(best) {
+                best_move_changes += 1.0;
+                stable_iterations = 0;
+            } else {
+                stable_iterations += 1;
+            }
+            last_best = Some(best);
+            best_move_changes *= 0.5;
+            let score = self.root_moves[0].score;
+            // How the best score moved since the last iteration, whichever move holds it.
+            let score_change = last_score.map_or(0, |last| score - last);
+            last_score = Some(score);
+            if let Some(n) = self.limits.mate
+                && score >= MATE_BOUND
+                && (MATE - score + 1) / 2 <= n
+            {
+                break;
+            }
+            if self.root_moves.len() == 1 && self.time.is_timed() && depth >= 1 {
+                // Only one legal move: answer at once.
+                break;
+            }
+            let pondering = self.check_ponderhit();
+            if !pondering
+                && !self.limits.infinite
+                && !self.time.should_start_iteration(Stability {
+                    instability: best_move_changes,
+                    stable_iterations,
+                    best_move_share: self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64,
+                    score_change,
+                })
+            {
+                break;
+            }
+        }
+
+        let best = &self.root_moves[0];
+        let ponder = best.pv.get(1).copied().or_else(|| {
+            // The PV was cut short (a TT cutoff after the root move): ask the TT.
+            let child = root.play(best.mv);
+            self.tt
+                .probe(child.key())
+                .and_then(|e| movepick::decode(child.chess(), e.mv))
+        });
+        let score = if best.score == -INFINITY {
+            best.previous_score.max(-MATE)
+        } else {
+            best.score
+        };
+        SearchResult {
+            best: Some(best.mv),
+            ponder,
+            score,
+            depth: completed_depth,
+            nodes: self.total_nodes(),
+        }
+    }
+
+    pub(super) fn pondering(&self) -> bool {
+        self.flags.pondering.load(Ordering::Relaxed)
+    }
+
+    /// After `ponderhit` the clock starts from that moment. Returns whether the search is
+    /// still pondering (the flag is read once, so a `ponderhit` arriving in between cannot
+    /// leave the clock unrestarted while the limits already apply).
+    pub(super) fn check_ponderhit(&mut self) -> bool {
+        let pondering = self.pondering();
+        if self.was_pondering && !pondering {
+            self.was_pondering = false;
+            self.time.restart();
+        }
+        pondering
+    }
+
+    pub(super) fn report(
+        &self,
+        reporter: &mut dyn Reporter,
+        depth: i32,
+        pv_index: usize,
+        bound: Bound,
+    ) {
+        let rm = &self.root_moves[pv_index];
+        // A move not searched at this depth in MultiPV keeps its previous score.
+        let score = if rm.score == -INFINITY {
+            rm.previous_score
+        } else {
+            rm.score
+        };
+        if score == -INFINITY {
+            return;
+        }
+        reporter.iteration(&IterationInfo {
+            depth,
+            seldepth: rm.seldepth.max(1),
+            multipv: pv_index + 1,
+            score,
+            bound,
+            nodes: self.total_nodes(),
+            elapsed_ms: self.started.elapsed().as_millis() as u64,
+            hashfull: self.tt.hashfull(),
+            pv: &rm.pv,
+        });
+    }
+
+    /// Step 2: the root. PVS over the root moves not yet taken by earlier MultiPV lines.
+    pub(super) fn search_root(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        reporter: &mut dyn Reporter,
+    ) -> i32 {
+        let mut best = -INFINITY;
+        self.nodes += 1;
+        let in_check = root.in_check();
+        self.stack[0].static_eval = if in_check {
+            -INFINITY
+        } else {
+            self.evaluator.evaluate(root.chess())
+        };
+        self.stack[0].excluded = None;
+        let count = self.root_moves.len();
+        for i in self.pv_index..count {
+            let m = self.root_moves[i].mv;
+            if self.started.elapsed().as_millis() > 1000 {
+                // `currmove` is only worth sending once a search takes noticeable time.
+                reporter.current_move(depth, m, i + 1);
+            }
+            let nodes_before = self.nodes;
+            let child = root.play(m);
+            self.push(&child, Some(m), root.turn(), 0);
+            let gives_check = child.in_check();
+            let extension = i32::from(self.config.on(Feature::CheckExtension) && gives_check);
+            let new_depth = depth - 1 + extension;
+            let mut score;
+            if i == self.pv_index {
+                score = -self.negamax(&child, new_depth, 1, -beta, -alpha, false);
+            } else {
+                score = -self.negamax(&child, new_depth, 1, -alpha - 1, -alpha, true);
+                if score > alpha && score < beta {
+                    score = -self.negamax(&child, new_depth, 1, -beta, -alpha, false);
+                }
+            }
+            self.keys.pop();
+            self.root_moves[i].nodes += self.nodes - nodes_before;
+            if self.stopped {
+                // An interrupted search returns garbage; keep what earlier moves established.
+                break;
+            }
+            let seldepth = self.seldepth;
+            let rm = &mut self.root_moves[i];
+            if i == self.pv_index || score > alpha {
+                rm.score = score;
+                rm.bound = Bound::classify(score, alpha, beta);
+                rm.seldepth = seldepth;
+                rm.pv.clear();
+                rm.pv.push(m);
+                rm.pv.extend_from_slice(&self.pv[1]);
+            } else {
+                // Only an upper bound is known: sort it below the moves that raised alpha.
+                rm.score = -INFINITY;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
