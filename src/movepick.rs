@@ -7,6 +7,7 @@
 //! history, and losing captures (by SEE) last. Quiescence uses captures and queen promotions
 //! only, or every evasion when in check.
 
+use arrayvec::ArrayVec;
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
 use crate::search::history::Histories;
@@ -119,7 +120,9 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     moves: MoveList,
-    scores: [i32; 256],
+    /// The ordering score of each move of `moves`. (An `ArrayVec`, not an array: a picker is
+    /// made at every node, and zeroing 1 KB there cost 4% of the search's time.)
+    scores: ArrayVec<i32, 256>,
     next: usize,
     quiescence: bool,
     ctx: OrderingContext,
@@ -132,7 +135,7 @@ impl MovePicker {
             stage: Stage::TtMove,
             tt_move,
             moves: MoveList::new(),
-            scores: [0; 256],
+            scores: ArrayVec::new(),
             next: 0,
             quiescence: false,
             ctx,
@@ -206,8 +209,9 @@ impl MovePicker {
             self.moves.retain(|m| *m != tt);
         }
         let us = pos.turn();
-        for (i, &m) in self.moves.iter().enumerate() {
-            self.scores[i] =
+        self.scores.clear();
+        for &m in self.moves.iter() {
+            self.scores.push(
                 if is_noisy(m) && (m.is_capture() || m.promotion() == Some(Role::Queen)) {
                     let base = mvv_lva(m) + hist.capture(us, m) / 16;
                     if self.quiescence || see::see_ge(pos, m, -50) {
@@ -226,7 +230,8 @@ impl MovePicker {
                     BAD_NOISY - 100_000
                 } else {
                     hist.quiet_score(us, m, &self.ctx.cont)
-                };
+                },
+            );
         }
     }
 }
