@@ -93,11 +93,15 @@ pub enum Feature {
     Singular,
     CheckExtension,
     Lmr,
+    QsEvasions,
+    QsMoveCount,
+    Delta,
+    QsSee,
 }
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 11] = [
+    pub const ALL: [(Feature, &'static str); 15] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
@@ -109,6 +113,10 @@ impl Feature {
         (Feature::Singular, "singular"),
         (Feature::CheckExtension, "checkext"),
         (Feature::Lmr, "lmr"),
+        (Feature::QsEvasions, "qsevasions"),
+        (Feature::QsMoveCount, "qsmovecount"),
+        (Feature::Delta, "delta"),
+        (Feature::QsSee, "qssee"),
     ];
 }
 

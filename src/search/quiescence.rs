@@ -1,7 +1,7 @@
 //! Step 4: the quiescence search that resolves captures (and, in check, every evasion)
 //! before a position is evaluated.
 
-use super::{DRAW, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mated_in};
+use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mated_in};
 use crate::movepick::{self, MovePicker, is_noisy};
 use crate::position::Position;
 use crate::see;
@@ -85,21 +85,24 @@ impl Searcher {
         let mut searched = 0;
         while let Some((m, _)) = picker.next(pos.chess(), &self.histories) {
             legal += 1;
-            if self.config.selective
-                && in_check
-                && best_score > -MATE_BOUND
-                && (!is_noisy(m) || !see::see_ge(pos.chess(), m, 0))
-            {
+            if in_check {
                 // Once one evasion has shown we are not mated, further quiet or losing
                 // evasions are skipped: bets that they rarely matter, and chains of checks and
                 // evasions would otherwise make quiescence explode.
-                continue;
-            }
-            if self.config.selective && !in_check {
+                if self.config.on(Feature::QsEvasions)
+                    && best_score > -MATE_BOUND
+                    && (!is_noisy(m) || !see::see_ge(pos.chess(), m, 0))
+                {
+                    continue;
+                }
+            } else {
                 // Move-count pruning: after the best few captures, only recaptures on the
                 // square of the last move. Bets that the rest cannot change much, and keeps
                 // positions full of mutual attacks from exploding.
-                if searched >= 3 && Some(m.to()) != recapture_square {
+                if self.config.on(Feature::QsMoveCount)
+                    && searched >= 3
+                    && Some(m.to()) != recapture_square
+                {
                     continue;
                 }
                 // Delta pruning: bets that even winning the captured piece plus a margin
@@ -107,21 +110,24 @@ impl Searcher {
                 let gain = see::captured(m).map_or(0, see::value)
                     + m.promotion()
                         .map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
-                if static_eval + gain + 200 <= alpha {
+                if self.config.on(Feature::Delta) && static_eval + gain + 200 <= alpha {
                     best_score = best_score.max(static_eval + gain + 200);
                     continue;
                 }
                 // SEE pruning: a capture must win material, and more when the stand-pat
                 // score is far below alpha. Bets that even trades below the horizon rarely
-                // change the verdict (and chains of them make quiescence explode).
-                if !see::see_ge(pos.chess(), m, (alpha - static_eval - 110).max(1)) {
+                // change the verdict (and chains of them make quiescence explode). Without
+                // it, and in the exact search, only the window-independent part of the rule
+                // stays: quiescence never plays captures that lose material (minimax applies
+                // the same rule, so the tree both search is the same).
+                let threshold = if self.config.on(Feature::QsSee) {
+                    (alpha - static_eval - 110).max(1)
+                } else {
+                    0
+                };
+                if !see::see_ge(pos.chess(), m, threshold) {
                     continue;
                 }
-            } else if !in_check && !see::see_ge(pos.chess(), m, 0) {
-                // The exact search keeps only the window-independent part of the rule:
-                // quiescence never plays captures that lose material. (Minimax applies the
-                // same rule, so the tree both search is the same.)
-                continue;
             }
             let child = pos.play(m);
             self.tt.prefetch(child.key());
