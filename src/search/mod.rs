@@ -85,7 +85,6 @@ pub enum Feature {
     Aspiration,
     MateDistance,
     ReverseFutility,
-    Razoring,
     NullMove,
     Iir,
     LateMovePruning,
@@ -101,11 +100,10 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 15] = [
+    pub const ALL: [(Feature, &'static str); 14] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
-        (Feature::Razoring, "razoring"),
         (Feature::NullMove, "nmp"),
         (Feature::Iir, "iir"),
         (Feature::LateMovePruning, "lmp"),
