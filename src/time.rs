@@ -23,8 +23,11 @@ pub struct TimeManager {
     hard_ms: Option<u64>,
 }
 
-/// Moves assumed still to play in sudden death.
+/// Moves assumed still to play in sudden death, for sharing out the clock.
 const DEFAULT_MOVES_TO_GO: u64 = 30;
+/// Moves whose overhead is kept in reserve in sudden death (a long game has many more than
+/// the 30 the clock is shared out over).
+const RESERVE_MOVES: u64 = 50;
 
 impl TimeManager {
     /// No time limit.
@@ -50,8 +53,16 @@ impl TimeManager {
             return tm;
         };
         let inc = clock.inc.unwrap_or(0).max(0);
-        // What may be spent in all, keeping the overhead for the GUI.
-        let avail = (time.max(0) - overhead).max(1) as f64;
+        // What may be spent in all. Every move costs its overhead whatever we search, so it is
+        // kept back for this move and for each move still to come before the clock is
+        // refilled (in sudden death: for RESERVE_MOVES), less what the increments will pay.
+        // Keeping back only this move's overhead lost a 10+0 game at move 228: the clock
+        // had been spent down a few ms per move to nothing.
+        let moves_left = clock
+            .movestogo
+            .map_or(RESERVE_MOVES, |m| m.min(RESERVE_MOVES)) as i64;
+        let reserve = overhead + (overhead - inc).max(0) * moves_left;
+        let avail = (time.max(0) - reserve).max(1) as f64;
         let mtg = clock.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50) as f64;
         let (soft, hard) = if mtg <= 1.0 {
             // The last move before the control: most of the remaining time is ours.
@@ -183,6 +194,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Plays a game of `moves` moves against the clock, each move taking three times its
+    /// soft limit (capped by the hard limit) plus `fixed` ms the engine cannot avoid, and
+    /// returns the lowest clock seen after a move.
+    fn lowest_clock(base: i64, inc: i64, moves_per: Option<u64>, moves: u64, fixed: i64) -> i64 {
+        let mut clock = base;
+        let mut lowest = i64::MAX;
+        for k in 0..moves {
+            let (s, h) = limits(Clock {
+                time: Some(clock),
+                inc: Some(inc),
+                movestogo: moves_per.map(|m| m - k % m),
+                overhead: 10,
+                ..Clock::default()
+            });
+            clock -= (3 * s).min(h) as i64 + fixed;
+            lowest = lowest.min(clock);
+            clock += inc;
+            if moves_per.is_some_and(|m| (k + 1) % m == 0) {
+                clock += base;
+            }
+        }
+        lowest
+    }
+
+    #[test]
+    fn long_games_do_not_run_the_clock_down() {
+        // 300 moves (600 plies) in sudden death, paying 1 ms per move beyond the search (what
+        // the match runner measured in a 10+0 game), or 250 moves paying 2 ms.
+        assert!(lowest_clock(10_000, 0, None, 300, 1) > 0);
+        assert!(lowest_clock(3_000, 0, None, 300, 1) > 0);
+        assert!(lowest_clock(10_000, 0, None, 250, 2) > 0);
+        // Repeating controls and increments refill the clock.
+        assert!(lowest_clock(10_000, 0, Some(40), 400, 2) > 10);
+        assert!(lowest_clock(1_000, 10, None, 400, 2) > 10);
+        // With an increment that pays the overhead, nothing beyond one overhead is kept back.
+        let (with_inc, _) = limits(Clock {
+            time: Some(1000),
+            inc: Some(10),
+            overhead: 10,
+            ..Clock::default()
+        });
+        assert_eq!(with_inc, ((990.0 / 30.0 + 7.5) * 0.6) as u64);
     }
 
     #[test]

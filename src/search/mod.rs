@@ -283,6 +283,10 @@ pub struct Searcher {
     thread_id: usize,
     /// Nodes of the other threads of the group, as last read (every 1024 nodes).
     others_nodes: u64,
+    /// The clock is polled when `nodes & poll_mask == 0`: every 1024 nodes, or every 128
+    /// when the hard limit is a few ms (1024 nodes take 1-2 ms, which a 1 ms search must
+    /// not overrun by on a nearly empty clock).
+    poll_mask: u64,
 }
 
 impl Searcher {
@@ -312,6 +316,7 @@ impl Searcher {
             group: None,
             thread_id: 0,
             others_nodes: 0,
+            poll_mask: 1023,
         }
     }
 
@@ -375,7 +380,8 @@ impl Searcher {
         f.piece_to = m.map(|m| Histories::piece_to(mover, m));
     }
 
-    /// Polls the stop flag and the clocks. Called at every node; the clock only every 1024.
+    /// Polls the stop flag and the clocks. Called at every node; the clock only every
+    /// `poll_mask + 1` nodes.
     #[inline]
     fn should_stop(&mut self) -> bool {
         if self.stopped {
@@ -392,7 +398,7 @@ impl Searcher {
             && self.nodes + self.others_nodes >= max
         {
             self.stopped = true;
-        } else if self.nodes & 1023 == 0 {
+        } else if self.nodes & self.poll_mask == 0 {
             if let Some(g) = &self.group {
                 g.publish(self.thread_id, self.nodes);
                 self.others_nodes = g.others(self.thread_id);

@@ -29,6 +29,11 @@ impl Searcher {
         self.limits = limits;
         self.limits.multipv = self.limits.multipv.max(1);
         self.time = time;
+        self.poll_mask = if self.time.hard_ms().is_some_and(|h| h < 50) {
+            127
+        } else {
+            1023
+        };
         self.started = Instant::now();
         self.nodes = 0;
         self.others_nodes = 0;
