@@ -35,7 +35,7 @@ impl Searcher {
     pub(super) fn negamax(
         &mut self,
         pos: &Position,
-        mut depth: i32,
+        depth: i32,
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
@@ -164,16 +164,9 @@ impl Searcher {
             }
         }
 
-        // 3.9 Internal iterative reduction: without a TT move this node was never searched
-        // well; search it shallower now and properly when the iteration comes back.
-        if self.config.on(Feature::Iir)
-            && depth >= 4
-            && tt_move.is_none()
-            && excluded.is_none()
-            && (pv_node || cut_node)
-        {
-            depth -= 1;
-        }
+        // 3.9 (Internal iterative reduction, one ply less at PV and cut nodes without a TT
+        // move, measured +0.6 +/- 22.6 Elo over 600 games here: removed, see
+        // docs/results.md.)
 
         // 3.10 The move loop.
         let prev = if ply >= 1 {

@@ -86,7 +86,6 @@ pub enum Feature {
     MateDistance,
     ReverseFutility,
     NullMove,
-    Iir,
     LateMovePruning,
     SeePruning,
     Singular,
@@ -100,12 +99,11 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 14] = [
+    pub const ALL: [(Feature, &'static str); 13] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
         (Feature::NullMove, "nmp"),
-        (Feature::Iir, "iir"),
         (Feature::LateMovePruning, "lmp"),
         (Feature::SeePruning, "see"),
         (Feature::Singular, "singular"),
