@@ -85,8 +85,11 @@ pub enum Feature {
     Aspiration,
     MateDistance,
     ReverseFutility,
+    Razoring,
     NullMove,
+    Iir,
     LateMovePruning,
+    Futility,
     SeePruning,
     Singular,
     CheckExtension,
@@ -99,12 +102,15 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 13] = [
+    pub const ALL: [(Feature, &'static str); 16] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
+        (Feature::Razoring, "razoring"),
         (Feature::NullMove, "nmp"),
+        (Feature::Iir, "iir"),
         (Feature::LateMovePruning, "lmp"),
+        (Feature::Futility, "futility"),
         (Feature::SeePruning, "see"),
         (Feature::Singular, "singular"),
         (Feature::CheckExtension, "checkext"),
