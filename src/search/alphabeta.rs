@@ -1,12 +1,13 @@
 //! Step 3: the main alpha-beta search below the root, a fail-soft PVS/NegaScout with the
 //! transposition table, the selective techniques (each a bet, its comment says on what) and
 //! the late-move reduction table.
-use shakmaty::{Move, MoveList};
 //!
 //! Every selective step was measured in games against the same build without it
 //! (`SCOUT_DISABLE`, docs/results.md). Razoring, IIR and futility pruning each measured about
 //! 0 Elo alone, the other two being on, but the three removed together lost 14.5 +/- 22.7 Elo
 //! over 600 games: they overlap, and are kept as a group.
+
+use shakmaty::{Move, MoveList};
 
 use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mate_in, mated_in};
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};

@@ -1,10 +1,11 @@
 //! The root of the search (step 1 and 2): setting up a search, iterative deepening with
 //! aspiration windows, the root move loop (MultiPV, `searchmoves`, `currmove`), time checks
 //! between iterations, and the `info` reports.
-use shakmaty::Move;
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+
+use shakmaty::Move;
 
 use super::{
     DRAW, Feature, Frame, INFINITY, IterationInfo, Limits, MATE, MATE_BOUND, MAX_PLY, Reporter,
