@@ -66,11 +66,7 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                self.evaluator.evaluate(pos.chess())
-            };
+            return self.horizon_value(pos, in_check);
         }
 
         // 3.3 Mate-distance pruning: no line from here can beat a mate already found closer

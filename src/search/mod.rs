@@ -415,6 +415,16 @@ impl Searcher {
         self.stopped
     }
 
+    /// The value of a node at the end of the ply stack (`MAX_PLY - 1`), where nothing can be
+    /// searched: the static evaluation, or a draw when in check (no static value exists).
+    fn horizon_value(&mut self, pos: &Position, in_check: bool) -> i32 {
+        if in_check {
+            DRAW
+        } else {
+            self.evaluator.evaluate(pos.chess())
+        }
+    }
+
     /// Is the position at `ply` a draw by the fifty-move rule, repetition or material?
     fn is_draw(&self, pos: &Position, ply: usize) -> bool {
         let halfmoves = pos.chess().halfmoves() as usize;

@@ -29,11 +29,7 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                self.evaluator.evaluate(pos.chess())
-            };
+            return self.horizon_value(pos, in_check);
         }
 
         let entry = if self.config.use_tt {

@@ -70,11 +70,7 @@ impl Searcher {
             return self.minimax_quiescence(pos, ply);
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                self.evaluator.evaluate(pos.chess())
-            };
+            return self.horizon_value(pos, in_check);
         }
         let moves = pos.chess().legal_moves();
         if moves.is_empty() {
@@ -100,11 +96,7 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                self.evaluator.evaluate(pos.chess())
-            };
+            return self.horizon_value(pos, in_check);
         }
         let mut moves = pos.chess().legal_moves();
         let mut best = if in_check {
