@@ -507,6 +507,14 @@ fn unknown_and_out_of_range_options() {
 // -------------------------------------------------------------------------------------------
 // Latency: stop, quit, end of input, isready
 
+/// The non-empty lines of a FEN file.
+fn fen_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 fn median(mut v: Vec<std::time::Duration>) -> std::time::Duration {
     v.sort();
     v[v.len() / 2]
@@ -903,11 +911,7 @@ fn no_legal_move_gives_bestmove_0000() {
 #[test]
 fn bestmoves_and_pvs_are_legal_on_the_bench_positions() {
     let text = std::fs::read_to_string(crate_root().join("bench-positions/bench.fen")).unwrap();
-    let fens: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let fens = fen_lines(&text);
     assert!(fens.len() >= 50, "bench.fen has {} positions", fens.len());
     let mut e = Engine::spawn();
     e.uci();
@@ -1314,11 +1318,7 @@ fn several_threads_search_legally_stop_promptly_and_share_the_node_limit() {
     e.send("setoption name Threads value 4");
     e.isready_ok(GENEROUS);
     let text = std::fs::read_to_string(crate_root().join("bench-positions/bench.fen")).unwrap();
-    let fens: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let fens = fen_lines(&text);
     // Fixed-depth and clocked searches give legal moves and PVs.
     for fen in fens.iter().step_by(5) {
         let pos = chess(fen);
