@@ -97,12 +97,11 @@ pub enum Feature {
     QsEvasions,
     QsMoveCount,
     Delta,
-    QsSee,
 }
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 16] = [
+    pub const ALL: [(Feature, &'static str); 15] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
@@ -118,7 +117,6 @@ impl Feature {
         (Feature::QsEvasions, "qsevasions"),
         (Feature::QsMoveCount, "qsmovecount"),
         (Feature::Delta, "delta"),
-        (Feature::QsSee, "qssee"),
     ];
 }
 
