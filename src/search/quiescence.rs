@@ -114,7 +114,8 @@ impl Searcher {
                 // that the side to move would rather stand pat). The rule does not depend on
                 // the window, so the exact search and minimax share it and search the same
                 // tree. A stricter rule (captures had to win material, more when far below
-                // alpha) lost about 30 Elo at 2+0.02 and was removed: docs/results.md.
+                // alpha) showed no gain (-3.5 +/- 23.3 Elo at 20k nodes, -15.6 +/- 26.7 at
+                // 2+0.02) and was removed: docs/results.md.
                 if !see::see_ge(pos.chess(), m, 0) {
                     continue;
                 }
