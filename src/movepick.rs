@@ -5,10 +5,11 @@
 //! full legal list is generated once and picked in order of a score: winning captures and
 //! queen promotions (MVV-LVA plus capture history), killers, the countermove, quiets by
 //! history, and losing captures (by SEE) last. Quiescence uses captures and queen promotions
-//! only, or every evasion when in check.
+//! only, or every evasion when in check; out of check it generates just those
+//! ([`noisy_moves`]), in the order shakmaty's full generation would list them.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, File, Move, MoveList, Position, Role, Square, attacks};
 
 use crate::search::history::Histories;
 use crate::see;
@@ -59,6 +60,104 @@ pub fn decode(pos: &Chess, code: u16) -> Option<Move> {
         },
     };
     pos.is_legal(m).then_some(m)
+}
+
+/// The legal captures (with every promotion piece) and quiet queen promotions of a position
+/// not in check: exactly `legal_moves()` with everything else removed, in the same order, so
+/// the picker breaks ties as it would over the full list (a test compares the two). Quiescence
+/// calls this at most of its nodes; generating some 35 quiet moves there only to drop them cost
+/// about 12% of the search's time (docs/results.md, session 5).
+pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let board = pos.board();
+    let us = pos.turn();
+    let them = pos.them();
+    let occupied = board.occupied();
+    let Some(king) = board.king_of(us) else {
+        return;
+    };
+    // Our pieces pinned to the king may only move along the pin (shakmaty's rule as well).
+    let mut pinned = Bitboard(0);
+    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens())
+        | (attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens());
+    for sniper in snipers & them {
+        let between = attacks::between(king, sniper) & occupied;
+        if !between.more_than_one() {
+            pinned |= between;
+        }
+    }
+    let legal =
+        |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(from, to, king);
+    moves.clear();
+    moves.extend(pos.en_passant_moves());
+    let mut push = |role: Role, from: Square, to: Square, promotion: Option<Role>| {
+        if legal(from, to) {
+            moves.push(Move::Normal {
+                role,
+                from,
+                capture: board.role_at(to),
+                to,
+                promotion,
+            });
+        }
+    };
+
+    // shakmaty's order: en passant (above); pawn captures towards the a-file, then the h-file (each
+    // first off the last rank, then promoting); pawn pushes; knights, bishops, rooks, queens;
+    // the king.
+    let pawns = pos.our(Role::Pawn);
+    let (towards_a, towards_h, forward) = match us {
+        Color::White => (7, 9, 8),
+        Color::Black => (-9, -7, -8),
+    };
+    for (offset, edge) in [(towards_a, File::A), (towards_h, File::H)] {
+        let targets = (pawns & !Bitboard::from_file(edge)).shift(offset) & them;
+        for to in targets & !Bitboard::BACKRANKS {
+            push(
+                Role::Pawn,
+                to.offset(-offset).expect("on the board"),
+                to,
+                None,
+            );
+        }
+        for to in targets & Bitboard::BACKRANKS {
+            for promotion in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                push(
+                    Role::Pawn,
+                    to.offset(-offset).expect("on the board"),
+                    to,
+                    Some(promotion),
+                );
+            }
+        }
+    }
+    for to in pawns.shift(forward) & !occupied & Bitboard::BACKRANKS {
+        push(
+            Role::Pawn,
+            to.offset(-forward).expect("on the board"),
+            to,
+            Some(Role::Queen),
+        );
+    }
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        for from in pos.our(role) {
+            let targets = attacks::attacks(from, role.of(us), occupied) & them;
+            for to in targets {
+                push(role, from, to, None);
+            }
+        }
+    }
+    for to in attacks::king_attacks(king) & them {
+        if board.attacks_to(to, !us, occupied).is_empty() {
+            moves.push(Move::Normal {
+                role: Role::King,
+                from: king,
+                capture: board.role_at(to),
+                to,
+                promotion: None,
+            });
+        }
+    }
 }
 
 /// Is the move a capture or a promotion (a "noisy" move, searched in quiescence)?
@@ -198,12 +297,11 @@ impl MovePicker {
     }
 
     fn generate(&mut self, pos: &Chess, hist: &Histories) {
-        self.moves = pos.legal_moves();
-        let in_check = pos.is_check();
-        if self.quiescence && !in_check {
+        if self.quiescence && !pos.is_check() {
             // Captures and queen promotions; under-promotions are almost never better.
-            self.moves
-                .retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
+            noisy_moves(pos, &mut self.moves);
+        } else {
+            self.moves = pos.legal_moves();
         }
         if let Some(tt) = self.tt_move {
             self.moves.retain(|m| *m != tt);

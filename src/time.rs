@@ -65,8 +65,11 @@ impl TimeManager {
         let avail = (time.max(0) - reserve).max(1) as f64;
         let mtg = clock.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50) as f64;
         let (soft, hard) = if mtg <= 1.0 {
-            // The last move before the control: most of the remaining time is ours.
-            (avail * 0.5, avail * 0.8)
+            // The last move before the control: most of the remaining time is ours, but
+            // not all of it: at 40/10 a hard limit of 80% left 34 ms on the clock after
+            // the move (the search overruns its limit by a few ms), 70% leaves a margin a
+            // slow pipe cannot eat.
+            (avail * 0.45, avail * 0.7)
         } else {
             let base = avail / mtg + inc as f64 * 0.75;
             let hard = (base * 5.0).min(avail * if mtg <= 3.0 { 0.6 } else { 0.4 });
@@ -229,6 +232,17 @@ mod tests {
         assert!(lowest_clock(10_000, 0, None, 250, 2) > 0);
         // Repeating controls and increments refill the clock.
         assert!(lowest_clock(10_000, 0, Some(40), 400, 2) > 10);
+        // The last move before the control keeps back part of what is left.
+        let (last_soft, last_hard) = limits(Clock {
+            time: Some(1000),
+            movestogo: Some(1),
+            overhead: 10,
+            ..Clock::default()
+        });
+        assert!(
+            last_soft < last_hard && last_hard <= 700,
+            "{last_soft} {last_hard}"
+        );
         assert!(lowest_clock(1_000, 10, None, 400, 2) > 10);
         // With an increment that pays the overhead, nothing beyond one overhead is kept back.
         let (with_inc, _) = limits(Clock {

@@ -218,6 +218,40 @@ fn check_cli_perft(depth: u32, fen: &str, mode: CastlingMode, expected: u64) {
     );
 }
 
+/// Compares quiescence's capture generation with shakmaty's full generation filtered to the
+/// same moves, in the same order, at every node not in check of a depth-`depth` tree.
+fn compare_noisy(pos: &shakmaty::Chess, depth: u32, compared: &mut u64) {
+    if !pos.is_check() {
+        let mut expected = pos.legal_moves();
+        expected.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
+        let mut got = shakmaty::MoveList::new();
+        scout::movepick::noisy_moves(pos, &mut got);
+        assert_eq!(got, expected, "{}", fen_of(pos));
+        *compared += 1;
+    }
+    if depth > 0 {
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            compare_noisy(&child, depth - 1, compared);
+        }
+    }
+}
+
+#[test]
+fn quiescence_generation_matches_the_filtered_full_generation() {
+    let mut compared = 0;
+    for case in standard_suite() {
+        let pos = chess_from_fen(&case.fen, CastlingMode::Standard).unwrap();
+        compare_noisy(&pos, 3, &mut compared);
+    }
+    for case in fischer_suite().into_iter().step_by(8) {
+        let pos = chess_from_fen(&case.fen, CastlingMode::Chess960).unwrap();
+        compare_noisy(&pos, 2, &mut compared);
+    }
+    assert!(compared > 500_000, "{compared}");
+}
+
 #[test]
 fn command_line_perft_divide() {
     let c = CastlingMode::Standard;

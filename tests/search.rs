@@ -275,6 +275,24 @@ fn stalemate_and_fifty_move_positions_are_draws() {
         },
     );
     assert_eq!((r.best, r.score), (None, 0));
+    // Stalemate inside the tree: Qf7 leaves Black without a move (a draw), Qf8 mates.
+    let before = "7k/8/6K1/8/8/8/5Q2/8 w - - 0 1";
+    let pos = Position::from_fen(before, CastlingMode::Standard).unwrap();
+    for (mv, expected) in [("f2f7", 0), ("f2f8", MATE - 1)] {
+        let mut last = Last::default();
+        searcher(SearchConfig::default()).search(
+            &pos,
+            &[],
+            Limits {
+                depth: Some(4),
+                searchmoves: vec![pos.parse_uci_move(mv).unwrap()],
+                ..Limits::default()
+            },
+            TimeManager::infinite(),
+            &mut last,
+        );
+        assert_eq!(last.score, expected, "{before} {mv}");
+    }
     // A queen up, but every move reaches the 100th half-move without mate: a draw.
     let (last, _) = search(
         "7k/8/8/8/8/8/8/KQ6 w - - 99 80",
@@ -318,49 +336,97 @@ fn history_of(fen: &str, moves: &[&str]) -> (Vec<u64>, String) {
     (keys, pos.fen())
 }
 
-#[test]
-fn repetitions_follow_the_threefold_rule() {
-    // KQ v K: white wins. Shuffle once (the start position occurs twice).
-    let start = "7k/8/8/8/8/8/8/KQ6 w - - 0 1";
-    let shuffle = ["b1c1", "h8g8", "c1b1", "g8h8"];
-    let (history, root) = history_of(start, &shuffle);
-    let qh2 = Position::from_fen(&root, CastlingMode::Standard)
-        .unwrap()
-        .parse_uci_move("b1c1")
-        .unwrap();
-    // Only Qc1 may be played: it returns to a position seen once before, which is no draw.
-    let limits = Limits {
-        depth: Some(6),
-        searchmoves: vec![qh2],
-        ..Limits::default()
-    };
-    let (pos_root, _) = (root.clone(), ());
-    let pos = Position::from_fen(&pos_root, CastlingMode::Standard).unwrap();
+/// Searches `fen` after `moves` (which become the game history) to `depth`.
+fn search_after(fen: &str, moves: &[&str], depth: i32) -> (Last, scout::search::SearchResult) {
+    let (history, root) = history_of(fen, moves);
+    let pos = Position::from_fen(&root, CastlingMode::Standard).unwrap();
     let mut s = searcher(SearchConfig::default());
     let mut last = Last::default();
-    s.search(
+    let r = s.search(
         &pos,
         &history,
-        limits.clone(),
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
         TimeManager::infinite(),
         &mut last,
     );
+    (last, r)
+}
+
+#[test]
+fn repetitions_follow_the_threefold_rule() {
+    // Rook and queen against rook (from a Scout game). Black mates in 6 only with ...Kf1; every
+    // other move draws. The game reached the position after ...Kf1 once already (the history
+    // below starts there): going back to it is a twofold repetition, which is no draw, so the
+    // only winning try is a repetition and must be played and scored as the mate it is.
+    let after_kf1 = "8/8/8/1r6/4K3/8/6R1/q4k2 w - - 1 57";
+    let cycle = ["g2g8", "f1e2", "g8g2"];
+    let (last, r) = search_after(after_kf1, &cycle, 14);
+    assert_eq!(
+        r.best
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .as_deref(),
+        Some("e2f1")
+    );
     assert!(
-        last.score > 500,
-        "a twofold repetition was scored as a draw: {}",
+        last.score > MATE - 20,
+        "the winning repetition was misjudged: score {}",
+        last.score
+    );
+    // Once more round the cycle: now ...Kf1 would reach that position a third time, a draw,
+    // and nothing else wins.
+    let twice = ["g2g8", "f1e2", "g8g2", "e2f1", "g2g8", "f1e2", "g8g2"];
+    let (last, _) = search_after(after_kf1, &twice, 14);
+    assert!(
+        last.score.abs() <= 50,
+        "a threefold repetition was not scored as a draw: {}",
         last.score
     );
 
-    // Shuffle twice: after Qc1 the position would occur for the third time: a draw.
-    let twice: Vec<&str> = shuffle.iter().chain(shuffle.iter()).copied().collect();
-    let (history, root) = history_of(start, &twice);
-    let pos = Position::from_fen(&root, CastlingMode::Standard).unwrap();
-    let mut last = Last::default();
-    s.search(&pos, &history, limits, TimeManager::infinite(), &mut last);
-    assert_eq!(
-        last.score, 0,
-        "a threefold repetition was not scored as a draw"
+    // A queen up: a twofold repetition in the game history is no draw (only this move may
+    // be played), a threefold one is.
+    let start = "7k/8/8/8/8/8/8/KQ6 w - - 0 1";
+    let shuffle = [
+        "b1c1", "h8g8", "c1b1", "g8h8", "b1c1", "h8g8", "c1b1", "g8h8",
+    ];
+    for (moves, draw) in [(&shuffle[..4], false), (&shuffle[..], true)] {
+        let (history, root) = history_of(start, moves);
+        let pos = Position::from_fen(&root, CastlingMode::Standard).unwrap();
+        let qc1 = pos.parse_uci_move("b1c1").unwrap();
+        let mut last = Last::default();
+        searcher(SearchConfig::default()).search(
+            &pos,
+            &history,
+            Limits {
+                depth: Some(6),
+                searchmoves: vec![qc1],
+                ..Limits::default()
+            },
+            TimeManager::infinite(),
+            &mut last,
+        );
+        assert_eq!(last.score == 0, draw, "{moves:?}: score {}", last.score);
+    }
+}
+
+#[test]
+fn a_perpetual_check_inside_the_tree_is_a_draw() {
+    // From a Scout game: White takes the knight with check (Qxd5+) and is still two pawns
+    // down, with Black's e-pawn running, but the queen checks for ever (Stockfish 15.1: 0.00).
+    // Only repetitions found inside the tree show it (none is in the game history): without
+    // them the search scores about -50.
+    let (last, r) = search(
+        "8/5kp1/1pQ4p/p2n4/2p4P/q1P1p3/P1P3PK/8 w - - 0 46",
+        &[],
+        Limits {
+            depth: Some(12),
+            ..Limits::default()
+        },
     );
+    assert_eq!(last.score, 0, "pv {:?}", last.pv);
+    assert!(r.best.is_some_and(|m| m.to() == shakmaty::Square::D5));
 }
 
 #[test]

@@ -845,6 +845,59 @@ fn huge_depth_mate_and_movestogo_do_not_crash() {
     e.assert_alive();
 }
 
+/// The score of the last scored `info` line of a search.
+fn final_score(out: &SearchOutput) -> (String, i64) {
+    let line = out
+        .score_lines()
+        .last()
+        .copied()
+        .cloned()
+        .unwrap_or_default();
+    info_score(&line).unwrap_or_else(|| panic!("no score in {:?}", out.lines))
+}
+
+#[test]
+fn repetitions_from_position_moves_and_mated_scores() {
+    let mut e = Engine::spawn();
+    e.uci();
+    // Black mates in 6 only with ...Kf1, which returns to the position the FEN gives. After one
+    // round of the cycle that is a twofold repetition (no draw): ...Kf1 and a mate score.
+    let after_kf1 = "8/8/8/1r6/4K3/8/6R1/q4k2 w - - 1 57";
+    let cycle = ["g2g8", "f1e2", "g8g2"];
+    e.send(&format!(
+        "position fen {after_kf1} moves {}",
+        cycle.join(" ")
+    ));
+    e.send("go depth 14");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_legal(&e, &after_moves(&chess(after_kf1), &cycle), &out, STD);
+    assert_eq!(out.best, "e2f1", "{:?}", out.lines);
+    let (kind, n) = final_score(&out);
+    assert!(kind == "mate" && n > 0, "{:?}", out.lines);
+    // After two rounds ...Kf1 would repeat it a third time: a draw, and nothing else wins.
+    let twice = [&cycle[..], &["e2f1"], &cycle[..]].concat();
+    e.send(&format!(
+        "position fen {after_kf1} moves {}",
+        twice.join(" ")
+    ));
+    e.send("go depth 14");
+    let out = e.wait_bestmove(GENEROUS);
+    let (kind, n) = final_score(&out);
+    assert!(kind == "cp" && n.abs() <= 50, "{:?}", out.lines);
+    // The side to move being mated: negative mate distances.
+    for (fen, moves) in [
+        ("8/6K1/8/8/8/4NQ2/8/7k b - - 0 1", -1),
+        ("8/8/3K4/8/8/3Q2R1/8/4k3 b - - 0 1", -2),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 12");
+        let out = e.wait_bestmove(GENEROUS);
+        assert_legal(&e, &chess(fen), &out, STD);
+        assert_eq!(final_score(&out), ("mate".to_string(), moves), "{fen}");
+    }
+    e.assert_alive();
+}
+
 #[test]
 fn no_legal_move_gives_bestmove_0000() {
     let mut e = Engine::spawn();

@@ -290,6 +290,9 @@ impl Searcher {
                         // Multi-cut: even without the TT move this node fails high.
                         return singular_beta;
                     } else if s >= beta {
+                        // Negative extension: other moves come close to the TT score and
+                        // that score already beats beta, so this node will most likely
+                        // fail high through one of them; the TT move gets a ply less.
                         extension = -1;
                     }
                 }

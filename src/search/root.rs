@@ -159,6 +159,9 @@ impl Searcher {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
                 let previous = self.root_moves[pv_index].previous_score;
+                // Aspiration window: bets that this iteration's score lands within 15 cp of
+                // the last one, so a narrow window cuts more; when it does not, the window
+                // widens by half again each time until the score falls inside.
                 let mut delta = 15;
                 let (mut alpha, mut beta) = if depth >= 4
                     && self.config.on(Feature::Aspiration)

@@ -552,8 +552,9 @@ pub fn info_score(line: &str) -> Option<(String, i64)> {
     Some((kind, n))
 }
 
-/// Checks a whole search output from `pos`: every `pv` and `currmove` legal, the bestmove legal
-/// (or `0000` exactly when there is no legal move), the ponder move legal after it.
+/// Checks a whole search output from `pos`: every `pv` and `currmove` legal, no score without a
+/// `pv`, the bestmove legal (or `0000` exactly when there is no legal move), the ponder move
+/// legal after it.
 pub fn check_search(pos: &Chess, out: &SearchOutput, mode: CastlingMode) -> Result<(), String> {
     for line in &out.lines {
         if !line.starts_with("info") || line.starts_with("info string") {
@@ -561,6 +562,10 @@ pub fn check_search(pos: &Chess, out: &SearchOutput, mode: CastlingMode) -> Resu
         }
         let pv = pv_of(line);
         play_line(pos, &pv, mode).map_err(|e| format!("pv in {line:?}: {e}"))?;
+        let scored = line.split_whitespace().any(|t| t == "score");
+        if scored && pv.is_empty() && !pos.legal_moves().is_empty() {
+            return Err(format!("a score without a pv: {line:?}"));
+        }
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if let Some(i) = tokens.iter().position(|t| *t == "currmove") {
             let m = tokens.get(i + 1).ok_or("currmove without a move")?;
