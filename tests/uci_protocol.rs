@@ -899,6 +899,47 @@ fn repetitions_from_position_moves_and_mated_scores() {
 }
 
 #[test]
+fn currmove_is_reported_only_after_the_first_second() {
+    let mut e = Engine::spawn();
+    e.uci();
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    e.send(&format!("position fen {fen}"));
+    let currmoves = |out: &SearchOutput| -> Vec<(String, i64)> {
+        out.lines
+            .iter()
+            .filter(|l| l.contains(" currmove "))
+            .map(|l| {
+                let m = l.split_whitespace().skip_while(|t| *t != "currmove").nth(1);
+                let n = info_value(l, "currmovenumber").expect("currmovenumber");
+                (m.unwrap_or_default().to_string(), n)
+            })
+            .collect()
+    };
+    e.send("go movetime 400");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(currmoves(&out).is_empty(), "{:?}", out.lines);
+    let started = Instant::now();
+    e.send("go movetime 2500");
+    let first = e.collect_until("a currmove line", |l| l.contains(" currmove "), GENEROUS);
+    assert!(
+        started.elapsed() >= ms(1000),
+        "currmove after {:?}",
+        started.elapsed()
+    );
+    let mut out = e.wait_bestmove(GENEROUS);
+    out.lines.splice(0..0, first);
+    assert_legal(&e, &chess(fen), &out, STD);
+    let reported = currmoves(&out);
+    assert!(!reported.is_empty());
+    let legal = chess(fen).legal_moves().len() as i64;
+    assert!(
+        reported.iter().all(|(_, n)| (1..=legal).contains(n)),
+        "{reported:?}"
+    );
+    e.assert_alive();
+}
+
+#[test]
 fn no_legal_move_gives_bestmove_0000() {
     let mut e = Engine::spawn();
     e.uci();
