@@ -204,12 +204,21 @@ impl Reporter for Last {
     fn current_move(&mut self, _: i32, _: Move, _: usize) {}
 }
 
-fn search(fen: &str, history: &[u64], limits: Limits) -> (Last, scout::search::SearchResult) {
-    let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+/// The full search of `pos` (with the game `history` before it) under `limits`.
+fn search_pos(
+    pos: &Position,
+    history: &[u64],
+    limits: Limits,
+) -> (Last, scout::search::SearchResult) {
     let mut s = searcher(SearchConfig::default());
     let mut last = Last::default();
-    let r = s.search(&pos, history, limits, TimeManager::infinite(), &mut last);
+    let r = s.search(pos, history, limits, TimeManager::infinite(), &mut last);
     (last, r)
+}
+
+fn search(fen: &str, history: &[u64], limits: Limits) -> (Last, scout::search::SearchResult) {
+    let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+    search_pos(&pos, history, limits)
 }
 
 /// Positions with a forced mate (distance in moves; negative: the side to move is mated),
@@ -279,18 +288,12 @@ fn stalemate_and_fifty_move_positions_are_draws() {
     let before = "7k/8/6K1/8/8/8/5Q2/8 w - - 0 1";
     let pos = Position::from_fen(before, CastlingMode::Standard).unwrap();
     for (mv, expected) in [("f2f7", 0), ("f2f8", MATE - 1)] {
-        let mut last = Last::default();
-        searcher(SearchConfig::default()).search(
-            &pos,
-            &[],
-            Limits {
-                depth: Some(4),
-                searchmoves: vec![pos.parse_uci_move(mv).unwrap()],
-                ..Limits::default()
-            },
-            TimeManager::infinite(),
-            &mut last,
-        );
+        let limits = Limits {
+            depth: Some(4),
+            searchmoves: vec![pos.parse_uci_move(mv).unwrap()],
+            ..Limits::default()
+        };
+        let (last, _) = search_pos(&pos, &[], limits);
         assert_eq!(last.score, expected, "{before} {mv}");
     }
     // A queen up, but every move reaches the 100th half-move without mate: a draw.
@@ -339,20 +342,11 @@ fn history_of(fen: &str, moves: &[&str]) -> (Vec<u64>, String) {
 /// Searches `fen` after `moves` (which become the game history) to `depth`.
 fn search_after(fen: &str, moves: &[&str], depth: i32) -> (Last, scout::search::SearchResult) {
     let (history, root) = history_of(fen, moves);
-    let pos = Position::from_fen(&root, CastlingMode::Standard).unwrap();
-    let mut s = searcher(SearchConfig::default());
-    let mut last = Last::default();
-    let r = s.search(
-        &pos,
-        &history,
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
-        TimeManager::infinite(),
-        &mut last,
-    );
-    (last, r)
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    search(&root, &history, limits)
 }
 
 #[test]
@@ -394,19 +388,12 @@ fn repetitions_follow_the_threefold_rule() {
     for (moves, draw) in [(&shuffle[..4], false), (&shuffle[..], true)] {
         let (history, root) = history_of(start, moves);
         let pos = Position::from_fen(&root, CastlingMode::Standard).unwrap();
-        let qc1 = pos.parse_uci_move("b1c1").unwrap();
-        let mut last = Last::default();
-        searcher(SearchConfig::default()).search(
-            &pos,
-            &history,
-            Limits {
-                depth: Some(6),
-                searchmoves: vec![qc1],
-                ..Limits::default()
-            },
-            TimeManager::infinite(),
-            &mut last,
-        );
+        let limits = Limits {
+            depth: Some(6),
+            searchmoves: vec![pos.parse_uci_move("b1c1").unwrap()],
+            ..Limits::default()
+        };
+        let (last, _) = search_pos(&pos, &history, limits);
         assert_eq!(last.score == 0, draw, "{moves:?}: score {}", last.score);
     }
 }
