@@ -110,21 +110,13 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
 /// The shared table. Every operation takes `&self`; resizing makes a new table.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    table: Vec<Bucket>,
+    words: Vec<AtomicU64>,
     buckets: usize,
     generation: AtomicU8,
 }
 
 /// Bytes per bucket: four entries of two words each.
 const BUCKET_BYTES: usize = BUCKET * 16;
-
-/// One bucket, aligned to a cache line: a probe (and the prefetch before it) touches one line.
-/// (A `Vec<AtomicU64>` is only 8-byte aligned; its buckets straddled two lines.)
-#[derive(Debug)]
-#[repr(C, align(64))]
-struct Bucket([AtomicU64; BUCKET * 2]);
-
-const _: () = assert!(std::mem::size_of::<Bucket>() == BUCKET_BYTES && BUCKET_BYTES == 64);
 
 impl TranspositionTable {
     /// A table of at most `mb` megabytes. Returns the table; `size_mb()` tells what was
@@ -136,9 +128,9 @@ impl TranspositionTable {
         }
         loop {
             let buckets = (mb * 1024 * 1024 / BUCKET_BYTES).max(1);
-            if let Some(table) = zeroed_buckets(buckets) {
+            if let Some(words) = zeroed_words(buckets * BUCKET * 2) {
                 return TranspositionTable {
-                    table,
+                    words,
                     buckets,
                     generation: AtomicU8::new(0),
                 };
@@ -154,7 +146,7 @@ impl TranspositionTable {
 
     /// Empties the table (safe while no search is running; other threads may hold it).
     pub fn clear(&self) {
-        for w in self.words() {
+        for w in self.words.iter() {
             w.store(0, Ordering::Relaxed);
         }
         self.generation.store(0, Ordering::Relaxed);
@@ -168,19 +160,6 @@ impl TranspositionTable {
 
     fn generation(&self) -> u8 {
         self.generation.load(Ordering::Relaxed)
-    }
-
-    /// All entries' words, bucket after bucket.
-    #[inline]
-    fn words(&self) -> &[AtomicU64] {
-        // SAFETY: a `Bucket` is `repr(C)` around `BUCKET * 2` words with no padding (its size
-        // is asserted above), so the vector's buckets are one contiguous array of words.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.table.as_ptr() as *const AtomicU64,
-                self.table.len() * BUCKET * 2,
-            )
-        }
     }
 
     #[inline]
@@ -197,7 +176,7 @@ impl TranspositionTable {
         // SAFETY: prefetching is only a hint; the pointer stays inside the vector.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let ptr = self.words().as_ptr().add(self.bucket_start(key)) as *const i8;
+            let ptr = self.words.as_ptr().add(self.bucket_start(key)) as *const i8;
             _mm_prefetch(ptr, _MM_HINT_T0);
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -209,8 +188,8 @@ impl TranspositionTable {
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let start = self.bucket_start(key);
         for i in 0..BUCKET {
-            let check = self.words()[start + 2 * i].load(Ordering::Relaxed);
-            let data = self.words()[start + 2 * i + 1].load(Ordering::Relaxed);
+            let check = self.words[start + 2 * i].load(Ordering::Relaxed);
+            let data = self.words[start + 2 * i + 1].load(Ordering::Relaxed);
             if check ^ data == key {
                 return Entry::unpack(data);
             }
@@ -226,8 +205,8 @@ impl TranspositionTable {
         let mut victim = 0;
         let mut victim_worth = i32::MAX;
         for i in 0..BUCKET {
-            let check = self.words()[start + 2 * i].load(Ordering::Relaxed);
-            let data = self.words()[start + 2 * i + 1].load(Ordering::Relaxed);
+            let check = self.words[start + 2 * i].load(Ordering::Relaxed);
+            let data = self.words[start + 2 * i + 1].load(Ordering::Relaxed);
             let old = Entry::unpack(data);
             if check ^ data == key {
                 // Same position: keep the old move when the new result has none, and keep a
@@ -303,8 +282,8 @@ impl TranspositionTable {
             generation,
         }
         .pack();
-        self.words()[at].store(key ^ data, Ordering::Relaxed);
-        self.words()[at + 1].store(data, Ordering::Relaxed);
+        self.words[at].store(key ^ data, Ordering::Relaxed);
+        self.words[at + 1].store(data, Ordering::Relaxed);
     }
 
     /// Permille of sampled entries written during the current search (UCI `hashfull`).
@@ -314,7 +293,7 @@ impl TranspositionTable {
         let mut used = 0;
         for b in 0..sample {
             for i in 0..BUCKET {
-                let data = self.words()[(b * BUCKET + i) * 2 + 1].load(Ordering::Relaxed);
+                let data = self.words[(b * BUCKET + i) * 2 + 1].load(Ordering::Relaxed);
                 if let Some(e) = Entry::unpack(data)
                     && e.generation == generation
                 {
@@ -326,18 +305,18 @@ impl TranspositionTable {
     }
 }
 
-/// A vector of `n` zeroed buckets, or `None` when the memory cannot be had. The memory comes
+/// A vector of `n` zeroed atomics, or `None` when the memory cannot be had. The memory comes
 /// from the allocator already zeroed (fresh pages from the OS), so even a huge table is ready
 /// at once and its pages are touched only as the search uses them.
-fn zeroed_buckets(n: usize) -> Option<Vec<Bucket>> {
-    let layout = std::alloc::Layout::array::<Bucket>(n).ok()?;
-    // SAFETY: the layout has a non-zero size (n >= 1); a null result is handled.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Bucket;
+fn zeroed_words(n: usize) -> Option<Vec<AtomicU64>> {
+    let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
+    // SAFETY: the layout has a non-zero size (n >= 8); a null result is handled.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
     if ptr.is_null() {
         return None;
     }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` buckets (the
-    // layout `Vec` frees with), and all-zero bytes are valid atomics.
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` AtomicU64s,
+    // and all-zero bytes are a valid AtomicU64 (it has the same representation as u64).
     Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
@@ -356,15 +335,6 @@ const _: () = assert!(MATE_BOUND as usize + MAX_PLY < i16::MAX as usize);
 mod tests {
     use super::*;
     use crate::search::MATE;
-
-    #[test]
-    fn buckets_sit_on_cache_lines() {
-        for mb in [1, 16, 64] {
-            let tt = TranspositionTable::new(mb);
-            assert_eq!(tt.words().as_ptr() as usize % 64, 0);
-            assert_eq!(tt.words().len(), tt.buckets * BUCKET * 2);
-        }
-    }
 
     #[test]
     fn pack_roundtrip() {
