@@ -130,11 +130,11 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             }
             Job::Perft { root, depth, mode } => {
                 let stdout = std::io::stdout();
-                crate::perft::divide(root.chess(), depth, mode, &mut stdout.lock());
+                crate::tools::perft::divide(root.chess(), depth, mode, &mut stdout.lock());
             }
             Job::Bench(depth) => {
                 let stdout = std::io::stdout();
-                crate::bench::run(depth, &mut stdout.lock());
+                crate::tools::bench::run(depth, &mut stdout.lock());
             }
             Job::NewGame => pool.new_game(),
             Job::SetTt(tt) => pool.set_tt(tt),
@@ -280,7 +280,7 @@ impl Engine {
             Command::Eval => emit(crate::eval::trace(self.root.chess()).trim_end()),
             Command::Bench(depth) => {
                 self.wait_idle();
-                let depth = depth.map_or(crate::bench::DEFAULT_DEPTH, |d| d.clamp(1, 64) as i32);
+                let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| d.clamp(1, 64) as i32);
                 self.send(Job::Bench(depth));
             }
             Command::Perft(depth) => {
@@ -496,6 +496,7 @@ impl Engine {
         let limits = Limits {
             depth: go.depth.map(|d| d.clamp(1, MAX_PLY as u64 - 1) as i32),
             nodes: go.nodes,
+            soft_nodes: None,
             mate: go.mate.map(|m| m.min(MAX_PLY as u64) as i32),
             // A bare `go` searches until `stop`.
             infinite: go.infinite

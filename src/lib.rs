@@ -2,19 +2,16 @@
 //!
 //! One module per concern; `main.rs` only dispatches command-line arguments.
 
-pub mod bench;
-pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod movepick;
-pub mod perft;
 pub mod position;
 pub mod search;
 pub mod see;
 pub mod threads;
 pub mod time;
+pub mod tools;
 pub mod tt;
-pub mod tune;
 pub mod uci;
 
 /// The engine's name and version as announced by `id name`.

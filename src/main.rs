@@ -52,7 +52,7 @@ fn datagen(args: &[String]) -> Result<(), String> {
     if !positional.is_empty() {
         return Err(format!("unexpected argument {}", positional[0]));
     }
-    let mut config = scout::datagen::Config::default();
+    let mut config = scout::tools::datagen::Config::default();
     for (name, value) in named {
         match name.as_str() {
             "games" => config.games = number(&name, &value)?,
@@ -64,14 +64,14 @@ fn datagen(args: &[String]) -> Result<(), String> {
             _ => return Err(format!("unknown option --{name}")),
         }
     }
-    let n = scout::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
+    let n = scout::tools::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
     eprintln!("wrote {n} positions to {}", config.out);
     Ok(())
 }
 
 fn tune(args: &[String]) -> Result<(), String> {
     let (positional, named) = options(args)?;
-    let mut config = scout::tune::Config::default();
+    let mut config = scout::tools::tune::Config::default();
     if !positional.is_empty() {
         config.inputs = positional;
     }
@@ -85,7 +85,7 @@ fn tune(args: &[String]) -> Result<(), String> {
             _ => return Err(format!("unknown option --{name}")),
         }
     }
-    scout::tune::run(&config)
+    scout::tools::tune::run(&config)
 }
 
 fn main() -> ExitCode {
@@ -97,7 +97,7 @@ fn main() -> ExitCode {
         }
         Some("bench") => {
             let depth = match args.get(1).map(|d| d.parse::<i32>()) {
-                None => scout::bench::DEFAULT_DEPTH,
+                None => scout::tools::bench::DEFAULT_DEPTH,
                 Some(Ok(d)) if (1..=64).contains(&d) => d,
                 _ => return usage(),
             };
@@ -106,7 +106,7 @@ fn main() -> ExitCode {
                 Some(Ok(t)) if (1..=scout::threads::MAX_THREADS).contains(&t) => t,
                 _ => return usage(),
             };
-            scout::bench::run_threads(depth, threads, &mut std::io::stdout());
+            scout::tools::bench::run_threads(depth, threads, &mut std::io::stdout());
             ExitCode::SUCCESS
         }
         Some("perft") => {
@@ -127,7 +127,7 @@ fn main() -> ExitCode {
                 });
             match parsed {
                 Ok((pos, mode)) => {
-                    scout::perft::divide(pos.chess(), depth, mode, &mut std::io::stdout());
+                    scout::tools::perft::divide(pos.chess(), depth, mode, &mut std::io::stdout());
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

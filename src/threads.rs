@@ -143,6 +143,7 @@ impl ThreadPool {
             depth: None,
             // The node limit is for all threads together: every thread checks the total.
             nodes: limits.nodes,
+            soft_nodes: None,
             mate: None,
             infinite: true,
             searchmoves: limits.searchmoves.clone(),

@@ -1,5 +1,5 @@
 //! Perft suites: exact leaf counts for the standard and Chess960 suites of `../shared/data/perft`
-//! through `scout::perft::perft`, and the `scout perft DEPTH FEN` command line.
+//! through `scout::tools::perft::perft`, and the `scout perft DEPTH FEN` command line.
 //!
 //! Depths are chosen so that every test stays quick in `cargo test --release` on two cores:
 //! all 128 standard positions up to counts of 5,000,000, all 960 Chess960 positions up to
@@ -31,7 +31,7 @@ fn run_suite(cases: &[PerftCase], mode: CastlingMode, limit: u64) -> (usize, usi
             if expected > limit {
                 continue;
             }
-            let got = scout::perft::perft(&pos, depth);
+            let got = scout::tools::perft::perft(&pos, depth);
             checks += 1;
             leaves += got;
             if got != expected {
@@ -188,7 +188,7 @@ fn check_cli_perft(depth: u32, fen: &str, mode: CastlingMode, expected: u64) {
     );
     for (m, n) in &divide {
         let child = play_line(&pos, &[m.as_str()], mode).unwrap();
-        assert_eq!(*n, scout::perft::perft(&child, depth - 1), "{m} in {fen}");
+        assert_eq!(*n, scout::tools::perft::perft(&child, depth - 1), "{m} in {fen}");
     }
     let sum: u64 = if depth == 0 {
         1
@@ -264,7 +264,7 @@ fn command_line_perft_divide() {
     );
     check_cli_perft(3, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", c, 2812);
     let ep = "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
-    let ep_count = scout::perft::perft(&chess_from_fen(ep, c).unwrap(), 3);
+    let ep_count = scout::tools::perft::perft(&chess_from_fen(ep, c).unwrap(), 3);
     check_cli_perft(3, ep, c, ep_count);
     // A Chess960 Shredder-FEN: castling is listed king-takes-rook.
     let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
@@ -314,7 +314,7 @@ fn command_line_perft_with_castling_in_chess960() {
 #[test]
 fn command_line_bench_with_one_and_several_threads() {
     // One thread: the node count is the library's deterministic bench signature.
-    let (expected, _) = scout::bench::run(4, &mut Vec::new());
+    let (expected, _) = scout::tools::bench::run(4, &mut Vec::new());
     let out = Command::new(BIN).args(["bench", "4"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();

@@ -440,8 +440,8 @@ fn node_limit_is_respected() {
 fn bench_node_count_is_deterministic() {
     let mut a = Vec::new();
     let mut b = Vec::new();
-    let (n1, _) = scout::bench::run(7, &mut a);
-    let (n2, _) = scout::bench::run(7, &mut b);
+    let (n1, _) = scout::tools::bench::run(7, &mut a);
+    let (n2, _) = scout::tools::bench::run(7, &mut b);
     assert_eq!(n1, n2);
     let strip = |v: Vec<u8>| -> Vec<String> {
         String::from_utf8(v)

@@ -1158,7 +1158,7 @@ mod tests {
     fn coefficients_rebuild_the_evaluation() {
         let values = weights::values();
         assert_eq!(values.len(), weights::COUNT);
-        let mut fens: Vec<&str> = crate::bench::POSITIONS.lines().collect();
+        let mut fens: Vec<&str> = crate::tools::bench::POSITIONS.lines().collect();
         fens.extend([
             "k7/8/8/8/3K4/3BN3/8/8 b - - 0 1",
             "4k3/P7/8/8/8/8/8/4K3 b - - 0 1",

@@ -178,6 +178,9 @@ pub struct SharedFlags {
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// No new iteration starts once this many nodes are spent (the data generator's budget;
+    /// `nodes` stays the hard limit).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is proven.
     pub mate: Option<i32>,
     /// Search until `stop` (also the mode of `go ponder` until `ponderhit`).

@@ -235,6 +235,9 @@ impl Searcher {
             {
                 break;
             }
+            if self.limits.soft_nodes.is_some_and(|soft| self.total_nodes() >= soft) {
+                break;
+            }
             if self.root_moves.len() == 1 && self.time.is_timed() && depth >= 1 {
                 // Only one legal move: answer at once.
                 break;

@@ -21,7 +21,7 @@ pub const DEFAULT_DEPTH: i32 = 12;
 pub const BENCH_HASH_MB: usize = 16;
 
 /// The bench positions, compiled into the binary so `scout bench` works from any directory.
-pub const POSITIONS: &str = include_str!("../bench-positions/bench.fen");
+pub const POSITIONS: &str = include_str!("../../bench-positions/bench.fen");
 
 /// Runs the bench at `depth` with one thread, writing one line per position and the summary.
 /// Returns the total node count and the speed in nodes per second.

@@ -1,15 +1,17 @@
-//! Self-play data for the tuner (`scout datagen`).
+//! Self-play training data (`scout datagen`).
 //!
 //! Every worker thread plays games against itself: a few uniformly random opening plies (rand
-//! crate), a check that the resulting position is still roughly balanced, then a fixed node
+//! crate), a check that the resulting position is still roughly balanced, then a soft node
 //! budget per move until the game ends by the rules or by adjudication. Quiet positions
 //! (side to move not in check, best move neither a capture nor a promotion, no mate score)
-//! are written with the game's result from White's point of view, one per line:
-//!
-//! ```text
-//! rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w KQkq - 1 5 [0.5]
-//! ```
-
+//! are appended to the output in the 32-byte format of [`crate::tools::packed`], with the
+//! search's score and the game's result, a whole game at a time. Running the same command
+//! again continues an interrupted run: an unfinished game at the end of the file is cut off,
+//! the games already there count towards `--games`, and the random openings are drawn from a
+//! seed mixed with the file's length, so a continued run never replays the games it has.
+//! The positions are scored by whatever evaluation the engine has: the handcrafted one for
+//! generation 0, the current net after that.
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -21,6 +23,7 @@ use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
+use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::search::{Limits, MATE_BOUND, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
@@ -28,9 +31,9 @@ use crate::tt::TranspositionTable;
 /// What `scout datagen` does.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Games to play in all.
+    /// Games the output file should hold when the run ends (games already in it count).
     pub games: u64,
-    /// Node budget of every move's search.
+    /// Soft node budget of every move's search (no new iteration after it).
     pub nodes: u64,
     /// Worker threads (each plays its own games).
     pub threads: usize,
@@ -55,7 +58,7 @@ impl Default for Config {
             random_plies: 8,
             max_opening_score: 300,
             seed: 1,
-            out: "data/selfplay.txt".to_string(),
+            out: "data/selfplay.bin".to_string(),
             progress: true,
         }
     }
@@ -82,69 +85,121 @@ struct Progress {
     draws: AtomicU64,
     black_wins: AtomicU64,
     discarded: AtomicU64,
+    duplicates: AtomicU64,
 }
 
-/// Plays `config.games` games on `config.threads` threads and appends the positions to
-/// `config.out`. Returns the number of positions written.
+/// Plays games on `config.threads` threads until `config.out` holds `config.games` games,
+/// appending their positions. Returns the number of positions written by this run.
 pub fn run(config: &Config) -> std::io::Result<u64> {
     if let Some(dir) = std::path::Path::new(&config.out).parent()
         && !dir.as_os_str().is_empty()
     {
         std::fs::create_dir_all(dir)?;
     }
+    // Resume: keep the whole games already written, cut off an unfinished one.
+    let existing = std::fs::read(&config.out).unwrap_or_default();
+    let keep = packed::complete_length(&existing);
+    let games_before = packed::count_games(&existing[..keep]);
     let file = File::options()
         .create(true)
-        .append(true)
+        .truncate(false)
+        .write(true)
         .open(&config.out)?;
-    let out = Mutex::new(BufWriter::new(file));
+    file.set_len(keep as u64)?;
+    drop(file);
+    let file = File::options().append(true).open(&config.out)?;
+    let mut seen = HashSet::new();
+    for c in existing[..keep].chunks_exact(packed::RECORD) {
+        seen.insert(hash_record(c));
+    }
+    if config.progress && games_before > 0 {
+        eprintln!(
+            "{}: continuing after {games_before} games ({} positions)",
+            config.out,
+            keep / packed::RECORD
+        );
+    }
+    let seed = config.seed ^ (keep as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    let out = Mutex::new((BufWriter::new(file), seen));
     let progress = Progress::default();
-    let next_game = AtomicU64::new(0);
+    progress.games.store(games_before, Ordering::Relaxed);
+    let next_game = AtomicU64::new(games_before);
     let done = AtomicBool::new(false);
     let start = Instant::now();
     std::thread::scope(|s| {
         for id in 0..config.threads.max(1) {
             let (out, progress, next_game) = (&out, &progress, &next_game);
-            s.spawn(move || worker(config, id as u64, next_game, progress, out));
+            s.spawn(move || worker(config, seed, id as u64, next_game, progress, out));
         }
         if config.progress {
             s.spawn(|| {
                 while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
+                    std::thread::sleep(Duration::from_millis(500));
                     let games = progress.games.load(Ordering::Relaxed);
                     if games >= config.games {
                         break;
                     }
-                    print_progress(config, &progress, start, false);
+                    print_progress(config, &progress, start, games_before, false);
                 }
             });
         }
     });
     done.store(true, Ordering::Relaxed);
-    out.lock().unwrap_or_else(|e| e.into_inner()).flush()?;
+    out.lock().unwrap_or_else(|e| e.into_inner()).0.flush()?;
     if config.progress {
-        print_progress(config, &progress, start, true);
+        print_progress(config, &progress, start, games_before, true);
+        summary(config, &progress);
     }
     Ok(progress.positions.load(Ordering::Relaxed))
 }
 
-fn print_progress(config: &Config, p: &Progress, start: Instant, last: bool) {
+/// A record's identity for the duplicate count: the position without its score, result,
+/// clocks and flags.
+fn hash_record(record: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    record[..25].hash(&mut h);
+    h.finish()
+}
+
+fn summary(config: &Config, p: &Progress) {
+    let games = p.white_wins.load(Ordering::Relaxed)
+        + p.draws.load(Ordering::Relaxed)
+        + p.black_wins.load(Ordering::Relaxed);
+    let positions = p.positions.load(Ordering::Relaxed);
+    let duplicates = p.duplicates.load(Ordering::Relaxed);
+    eprintln!(
+        "datagen: {games} games this run (White +{} ={} -{}), {positions} positions kept \
+         ({:.1} a game), {duplicates} duplicates of positions already in {} ({:.2}%), \
+         {} unbalanced openings thrown away",
+        p.white_wins.load(Ordering::Relaxed),
+        p.draws.load(Ordering::Relaxed),
+        p.black_wins.load(Ordering::Relaxed),
+        positions as f64 / games.max(1) as f64,
+        config.out,
+        100.0 * duplicates as f64 / positions.max(1) as f64,
+        p.discarded.load(Ordering::Relaxed),
+    );
+}
+
+fn print_progress(config: &Config, p: &Progress, start: Instant, before: u64, last: bool) {
     let games = p.games.load(Ordering::Relaxed);
     let secs = start.elapsed().as_secs_f64().max(1e-9);
-    let rate = games as f64 / secs;
+    let rate = (games - before) as f64 / secs;
+    let positions = p.positions.load(Ordering::Relaxed);
     let eta = if rate > 0.0 {
         (config.games.saturating_sub(games)) as f64 / rate
     } else {
         0.0
     };
     eprint!(
-        "\rgames {games}/{} ({:.1}/s)  positions {}  +{} ={} -{} (White's view)  discarded openings {}  elapsed {:.0}s  eta {:.0}s   {}",
+        "\rgames {games}/{} ({:.2}/s)  positions {positions} ({:.0}/s)  +{} ={} -{} (White's view)  elapsed {:.0}s  eta {:.0}s   {}",
         config.games,
         rate,
-        p.positions.load(Ordering::Relaxed),
+        positions as f64 / secs,
         p.white_wins.load(Ordering::Relaxed),
         p.draws.load(Ordering::Relaxed),
         p.black_wins.load(Ordering::Relaxed),
-        p.discarded.load(Ordering::Relaxed),
         secs,
         eta,
         if last { "\n" } else { "" }
@@ -154,12 +209,13 @@ fn print_progress(config: &Config, p: &Progress, start: Instant, last: bool) {
 /// One thread: plays games until the shared game counter reaches the target.
 fn worker(
     config: &Config,
+    seed: u64,
     id: u64,
     next_game: &AtomicU64,
     progress: &Progress,
-    out: &Mutex<BufWriter<File>>,
+    out: &Mutex<(BufWriter<File>, HashSet<u64>)>,
 ) {
-    let mut rng = StdRng::seed_from_u64(config.seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rng = StdRng::seed_from_u64(seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let tt = Arc::new(TranspositionTable::new(16));
     let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
     while next_game.fetch_add(1, Ordering::Relaxed) < config.games {
@@ -169,29 +225,30 @@ fn worker(
             }
             progress.discarded.fetch_add(1, Ordering::Relaxed);
         };
-        let tag = match game.result {
-            Some(Color::White) => {
-                progress.white_wins.fetch_add(1, Ordering::Relaxed);
-                "1.0"
-            }
-            Some(Color::Black) => {
-                progress.black_wins.fetch_add(1, Ordering::Relaxed);
-                "0.0"
-            }
-            None => {
-                progress.draws.fetch_add(1, Ordering::Relaxed);
-                "0.5"
-            }
+        let counter = match game.result {
+            Some(Color::White) => &progress.white_wins,
+            Some(Color::Black) => &progress.black_wins,
+            None => &progress.draws,
         };
-        let mut text = String::new();
-        for fen in &game.positions {
-            text.push_str(fen);
-            text.push_str(" [");
-            text.push_str(tag);
-            text.push_str("]\n");
+        counter.fetch_add(1, Ordering::Relaxed);
+        let outcome = Outcome::for_white(game.result);
+        let mut bytes = Vec::with_capacity(game.positions.len() * packed::RECORD);
+        for (i, (pos, score)) in game.positions.iter().enumerate() {
+            let last = i + 1 == game.positions.len();
+            let flags = if last { GAME_END } else { 0 };
+            bytes.extend_from_slice(&Packed::new(pos, *score, outcome, flags).0);
         }
-        if let Ok(mut w) = out.lock() {
-            let _ = w.write_all(text.as_bytes());
+        if let Ok(mut guard) = out.lock() {
+            let (writer, seen) = &mut *guard;
+            let duplicates = bytes
+                .chunks_exact(packed::RECORD)
+                .filter(|c| !seen.insert(hash_record(c)))
+                .count();
+            progress
+                .duplicates
+                .fetch_add(duplicates as u64, Ordering::Relaxed);
+            // A whole game at once, flushed: an interruption loses at most the games in play.
+            let _ = writer.write_all(&bytes).and_then(|()| writer.flush());
         }
         progress
             .positions
@@ -200,9 +257,10 @@ fn worker(
     }
 }
 
-/// A finished game: the quiet positions it produced and the winner (`None`: draw).
+/// A finished game: the quiet positions it produced with their scores from White's point of
+/// view, and the winner (`None`: draw).
 pub struct Game {
-    pub positions: Vec<String>,
+    pub positions: Vec<(Chess, i32)>,
     pub result: Option<Color>,
 }
 
@@ -229,8 +287,11 @@ pub fn play_game(
         return None;
     }
     let mut history = vec![pos.key()];
+    // A soft budget: no iteration starts after `nodes`; one already started may spend up to
+    // eight times as many before it is cut off.
     let limits = Limits {
-        nodes: Some(config.nodes),
+        soft_nodes: Some(config.nodes),
+        nodes: Some(config.nodes * 8),
         ..Limits::default()
     };
     let first = searcher.search(
@@ -275,7 +336,7 @@ pub fn play_game(
             && !best.is_promotion()
             && r.score.abs() < MATE_BOUND
         {
-            positions.push(pos.fen());
+            positions.push((chess.clone(), white_score));
         }
 
         // Adjudication on the searches' scores.

@@ -637,7 +637,7 @@ mod tests {
     use crate::eval::Evaluator;
 
     fn sample() -> Dataset {
-        let lines: Vec<String> = crate::bench::POSITIONS
+        let lines: Vec<String> = crate::tools::bench::POSITIONS
             .lines()
             .enumerate()
             .map(|(i, fen)| format!("{fen} [{}]", ["1.0", "0.5", "0.0"][i % 3]))
@@ -647,7 +647,7 @@ mod tests {
 
     #[test]
     fn model_matches_the_engine() {
-        let lines: Vec<&str> = crate::bench::POSITIONS.lines().collect();
+        let lines: Vec<&str> = crate::tools::bench::POSITIONS.lines().collect();
         let w = initial_weights();
         let mut ev = Evaluator::new();
         for fen in lines {
@@ -724,7 +724,7 @@ mod tests {
     fn validation_keeps_the_best_weights() {
         // Labels that contradict each other between the halves: fitting the training half
         // makes the validation half worse, so the starting weights are kept.
-        let fens: Vec<&str> = crate::bench::POSITIONS.lines().collect();
+        let fens: Vec<&str> = crate::tools::bench::POSITIONS.lines().collect();
         let lines: Vec<String> = (0..2 * BLOCK)
             .map(|i| {
                 let tag = if (i < BLOCK) == (i % 2 == 0) {
@@ -756,7 +756,7 @@ mod tests {
     fn k_fit_finds_the_minimum() {
         // Results that follow the evaluation's sign two times out of three: K is finite.
         let mut ev = Evaluator::new();
-        let lines: Vec<String> = crate::bench::POSITIONS
+        let lines: Vec<String> = crate::tools::bench::POSITIONS
             .lines()
             .enumerate()
             .map(|(i, fen)| {
@@ -785,7 +785,7 @@ mod tests {
 
     #[test]
     fn rewriting_the_weights_file_round_trips() {
-        let source = include_str!("eval/weights.rs");
+        let source = include_str!("../eval/weights.rs");
         let same = rewrite_weights(source, &weights::values(), &danger::values()).unwrap();
         // Unchanged values give back the same file.
         assert_eq!(same, source);

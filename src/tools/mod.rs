@@ -1,0 +1,10 @@
+//! The tools that serve the engine but are not part of it: `perft` and `bench` (measurement),
+//! `datagen` (self-play training data), `tune` (the handcrafted evaluation's Texel tuner).
+//! The engine's own modules never depend on anything here except `bench` and `perft`, which the
+//! UCI front end also offers as commands.
+
+pub mod bench;
+pub mod datagen;
+pub mod packed;
+pub mod perft;
+pub mod tune;
