@@ -19,6 +19,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use shakmaty::{CastlingMode, Color, Position as _, Square};
 
+use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
 use crate::threads::{MAX_THREADS, ThreadPool};
@@ -79,6 +80,8 @@ enum Job {
     SetTt(Arc<TranspositionTable>),
     /// Search with this many threads from now on.
     SetThreads(usize),
+    /// Evaluate with this network from now on (`None`: the handcrafted evaluation).
+    SetNetwork(Option<Arc<Network>>),
 }
 
 /// Prints the search's progress as UCI `info` lines.
@@ -139,6 +142,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             Job::NewGame => pool.new_game(),
             Job::SetTt(tt) => pool.set_tt(tt),
             Job::SetThreads(n) => pool.set_threads(n),
+            Job::SetNetwork(net) => pool.set_network(net),
         }
         if done.send(()).is_err() {
             break;
@@ -159,6 +163,8 @@ pub struct Engine {
     done: Receiver<()>,
     busy: bool,
     debug: bool,
+    /// The network the search evaluates with (`None`: the handcrafted evaluation).
+    net: Option<Arc<Network>>,
 }
 
 impl Engine {
@@ -184,6 +190,7 @@ impl Engine {
             done: done_rx,
             busy: false,
             debug: false,
+            net: nnue::default_network(),
         }
     }
 
@@ -277,10 +284,15 @@ impl Engine {
                 self.go(go);
             }
             Command::Display => self.display(),
-            Command::Eval => emit(crate::eval::trace(self.root.chess()).trim_end()),
+            Command::Eval => match &self.net {
+                Some(net) => emit(nnue::explain(net, self.root.chess()).trim_end()),
+                None => emit(crate::eval::trace(self.root.chess()).trim_end()),
+            },
             Command::Bench(depth) => {
                 self.wait_idle();
-                let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| d.clamp(1, 64) as i32);
+                let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| {
+                    d.clamp(1, 64) as i32
+                });
                 self.send(Job::Bench(depth));
             }
             Command::Perft(depth) => {
@@ -406,8 +418,41 @@ impl Engine {
                     }
                 }
             }
+            "evalfile" => self.set_eval_file(value.unwrap_or("")),
             _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
+    }
+
+    /// `EvalFile`: loads a net, or goes back to the default with an empty value or
+    /// `<default>`. A file that cannot be used is refused at once and the current net kept.
+    fn set_eval_file(&mut self, path: &str) {
+        let path = path.trim();
+        let net = if path.is_empty() || path == nnue::DEFAULT_EVAL_FILE {
+            nnue::default_network()
+        } else {
+            match nnue::file::load(path) {
+                Ok(net) => Some(Arc::new(net)),
+                Err(e) => {
+                    emit(&uci::info_string(&format!(
+                        "EvalFile refused: {e}; the evaluation is unchanged"
+                    )));
+                    return;
+                }
+            }
+        };
+        let what = match (&net, path) {
+            (None, _) => "the handcrafted evaluation".to_string(),
+            (Some(n), p) if p.is_empty() || p == nnue::DEFAULT_EVAL_FILE => {
+                format!("the embedded net ({n:?})")
+            }
+            (Some(n), p) => format!("{p} ({n:?})"),
+        };
+        self.net = net.clone();
+        self.send(Job::SetNetwork(net));
+        self.wait_idle();
+        // Stored static evaluations came from the old evaluation.
+        self.tt.clear();
+        emit(&uci::info_string(&format!("evaluating with {what}")));
     }
 
     fn set_position(&mut self, start: Start, moves: &[String]) {

@@ -5,6 +5,7 @@
 pub mod engine;
 pub mod eval;
 pub mod movepick;
+pub mod nnue;
 pub mod position;
 pub mod search;
 pub mod see;

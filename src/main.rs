@@ -1,5 +1,5 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...` and `scout tune ...` run the tools and exit.
+//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout tune ...` run the tools and exit.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -16,6 +16,11 @@ fn usage() -> ExitCode {
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--out FILE]     self-play training data");
+    eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lambda X] [--batch N]");
+    eprintln!(
+        "                   [--threads N] [--seed N] [--validation N] [--resume true] DATA..."
+    );
+    eprintln!("                                  trains the network on datagen files");
     eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--min-usage N] [--threads N]");
     eprintln!("                  [--out FILE]");
     eprintln!("                                  Texel tuning of src/eval/weights.rs");
@@ -67,6 +72,29 @@ fn datagen(args: &[String]) -> Result<(), String> {
     let n = scout::tools::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
     eprintln!("wrote {n} positions to {}", config.out);
     Ok(())
+}
+
+fn train(args: &[String]) -> Result<(), String> {
+    let (positional, named) = options(args)?;
+    let mut config = scout::tools::train::Config {
+        inputs: positional,
+        ..Default::default()
+    };
+    for (name, value) in named {
+        match name.as_str() {
+            "epochs" => config.epochs = number(&name, &value)?,
+            "lr" => config.lr = number(&name, &value)?,
+            "lambda" => config.lambda = number(&name, &value)?,
+            "batch" => config.batch = number(&name, &value)?,
+            "threads" => config.threads = number(&name, &value)?,
+            "seed" => config.seed = number(&name, &value)?,
+            "validation" => config.validation_every = number(&name, &value)?,
+            "resume" => config.resume = number(&name, &value)?,
+            "out" => config.out = value,
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    scout::tools::train::run(&config)
 }
 
 fn tune(args: &[String]) -> Result<(), String> {
@@ -136,8 +164,12 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some(tool @ ("datagen" | "tune")) => {
-            let run = if tool == "datagen" { datagen } else { tune };
+        Some(tool @ ("datagen" | "train" | "tune")) => {
+            let run = match tool {
+                "datagen" => datagen,
+                "train" => train,
+                _ => tune,
+            };
             match run(&args[1..]) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::search::{Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
@@ -100,8 +101,17 @@ impl ThreadPool {
         let n = n.clamp(1, MAX_THREADS);
         self.helpers.truncate(n - 1);
         while self.helpers.len() < n - 1 {
-            self.helpers
-                .push(Searcher::new(self.tt.clone(), self.flags.clone()));
+            let mut helper = Searcher::new(self.tt.clone(), self.flags.clone());
+            helper.set_network(self.main.network().cloned());
+            self.helpers.push(helper);
+        }
+    }
+
+    /// Every thread evaluates with `net` from now on (`None`: the handcrafted evaluation).
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.main.set_network(net.clone());
+        for h in self.helpers.iter_mut() {
+            h.set_network(net.clone());
         }
     }
 

@@ -66,7 +66,7 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return self.horizon_value(pos, in_check);
+            return self.horizon_value(pos, in_check, ply);
         }
 
         // 3.3 Mate-distance pruning: no line from here can beat a mate already found closer
@@ -106,7 +106,7 @@ impl Searcher {
         } else if let Some(e) = entry {
             e.eval
         } else {
-            self.evaluator.evaluate(pos.chess())
+            self.evaluate(pos, ply)
         };
         self.stack[ply].static_eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
@@ -157,9 +157,7 @@ impl Searcher {
                 && let Some(null) = pos.play_null()
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
-                self.keys.push(null.key());
-                self.stack[ply].played = None;
-                self.stack[ply].piece_to = None;
+                self.push(&null, None, pos.turn(), ply);
                 let v = -self.negamax(&null, depth - r, ply + 1, -beta, -beta + 1, !cut_node);
                 self.keys.pop();
                 if self.stopped {

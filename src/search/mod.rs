@@ -27,6 +27,8 @@ use std::time::Instant;
 use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
+use crate::nnue::Network;
+use crate::nnue::accumulator::{Accumulator, AccumulatorStack};
 use crate::position::Position;
 use crate::threads::Group;
 use crate::time::TimeManager;
@@ -263,6 +265,9 @@ pub struct Searcher {
     tt: Arc<TranspositionTable>,
     flags: Arc<SharedFlags>,
     evaluator: Evaluator,
+    /// The network and its accumulators along the search path, when a net is loaded
+    /// (otherwise the handcrafted evaluation plays).
+    net: Option<AccumulatorStack>,
     histories: Histories,
     lmr: LmrTable,
     stack: Vec<Frame>,
@@ -301,6 +306,7 @@ impl Searcher {
             tt,
             flags,
             evaluator: Evaluator::new(),
+            net: crate::nnue::default_network().map(|n| AccumulatorStack::new(n, MAX_PLY + 8)),
             histories: Histories::default(),
             lmr: LmrTable::new(),
             stack: vec![Frame::default(); MAX_PLY + 8],
@@ -351,6 +357,41 @@ impl Searcher {
         }
     }
 
+    /// Evaluates with `net` from now on (`None`: the handcrafted evaluation).
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.net = net.map(|n| AccumulatorStack::new(n, MAX_PLY + 8));
+    }
+
+    /// The network in use, if any.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.net.as_ref().map(AccumulatorStack::net)
+    }
+
+    /// The static evaluation of the node at `ply` on the search path (`pos`), for the side
+    /// to move.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match &mut self.net {
+            Some(stack) => stack.evaluate(ply, pos.chess()),
+            None => self.evaluator.evaluate(pos.chess()),
+        }
+    }
+
+    /// The static evaluation of a position off the search path (computed from scratch).
+    fn evaluate_from_scratch(&mut self, pos: &Position) -> i32 {
+        match &self.net {
+            Some(stack) => {
+                let net = stack.net();
+                Accumulator::refresh(net, pos.chess().board()).evaluate(
+                    net,
+                    stack.kernels(),
+                    pos.turn(),
+                )
+            }
+            None => self.evaluator.evaluate(pos.chess()),
+        }
+    }
+
     /// Replaces the transposition table (after a resize).
     pub fn set_tt(&mut self, tt: Arc<TranspositionTable>) {
         self.tt = tt;
@@ -376,13 +417,18 @@ impl Searcher {
         head[ply].extend_from_slice(&tail[0]);
     }
 
-    /// Records the move played from `ply` and the child's key for repetition detection.
+    /// Records the move played from `ply` (`None`: a null move) by `mover`: the child's key
+    /// for repetition detection, the move for the histories, and for the network's
+    /// accumulators.
     #[inline]
     fn push(&mut self, child: &Position, m: Option<Move>, mover: shakmaty::Color, ply: usize) {
         self.keys.push(child.key());
         let f = &mut self.stack[ply];
         f.played = m;
         f.piece_to = m.map(|m| Histories::piece_to(mover, m));
+        if let Some(stack) = &mut self.net {
+            stack.push(ply + 1, m, mover);
+        }
     }
 
     /// Polls the stop flag and the clocks. Called at every node; the clock only every
@@ -418,11 +464,11 @@ impl Searcher {
 
     /// The value of a node at the end of the ply stack (`MAX_PLY - 1`), where nothing can be
     /// searched: the static evaluation, or a draw when in check (no static value exists).
-    fn horizon_value(&mut self, pos: &Position, in_check: bool) -> i32 {
+    fn horizon_value(&mut self, pos: &Position, in_check: bool, ply: usize) -> i32 {
         if in_check {
             DRAW
         } else {
-            self.evaluator.evaluate(pos.chess())
+            self.evaluate(pos, ply)
         }
     }
 

@@ -29,7 +29,7 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return self.horizon_value(pos, in_check);
+            return self.horizon_value(pos, in_check, ply);
         }
 
         let entry = if self.config.use_tt {
@@ -60,7 +60,7 @@ impl Searcher {
         } else {
             static_eval = match entry {
                 Some(e) => e.eval,
-                None => self.evaluator.evaluate(pos.chess()),
+                None => self.evaluate(pos, ply),
             };
             // Stand pat: the side to move is not forced to capture.
             best_score = static_eval;
@@ -122,8 +122,7 @@ impl Searcher {
             }
             let child = pos.play(m);
             self.tt.prefetch(child.key());
-            self.keys.push(child.key());
-            self.stack[ply].played = Some(m);
+            self.push(&child, Some(m), pos.turn(), ply);
             // PVS here too: after the first move, prove with a null window that a capture
             // does not beat alpha, and re-search with the full window only if it does.
             let score = if pv_node && searched == 0 {

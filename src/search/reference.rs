@@ -38,6 +38,9 @@ impl Searcher {
         for f in self.stack.iter_mut() {
             *f = Frame::default();
         }
+        if let Some(stack) = &mut self.net {
+            stack.reset(pos.chess());
+        }
     }
 
     /// Plain minimax (no alpha-beta, no TT, no pruning) over the same tree as the exact
@@ -70,7 +73,11 @@ impl Searcher {
             return self.minimax_quiescence(pos, ply);
         }
         if ply >= MAX_PLY - 1 {
-            return self.horizon_value(pos, in_check);
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluate_from_scratch(pos)
+            };
         }
         let moves = pos.chess().legal_moves();
         if moves.is_empty() {
@@ -96,7 +103,11 @@ impl Searcher {
         }
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return self.horizon_value(pos, in_check);
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluate_from_scratch(pos)
+            };
         }
         let mut moves = pos.chess().legal_moves();
         let mut best = if in_check {
@@ -109,7 +120,7 @@ impl Searcher {
                 (m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen))
                     && see::see_ge(pos.chess(), *m, 0)
             });
-            self.evaluator.evaluate(pos.chess())
+            self.evaluate_from_scratch(pos)
         };
         for m in moves {
             let child = pos.play(m);

@@ -50,6 +50,9 @@ impl Searcher {
         for f in self.stack.iter_mut() {
             *f = Frame::default();
         }
+        if let Some(stack) = &mut self.net {
+            stack.reset(root.chess());
+        }
         if self.group.is_none() {
             // A thread pool ages the table once for all its threads.
             self.tt.new_search();
@@ -235,7 +238,11 @@ impl Searcher {
             {
                 break;
             }
-            if self.limits.soft_nodes.is_some_and(|soft| self.total_nodes() >= soft) {
+            if self
+                .limits
+                .soft_nodes
+                .is_some_and(|soft| self.total_nodes() >= soft)
+            {
                 break;
             }
             if self.root_moves.len() == 1 && self.time.is_timed() && depth >= 1 {
@@ -339,7 +346,7 @@ impl Searcher {
         self.stack[0].static_eval = if in_check {
             -INFINITY
         } else {
-            self.evaluator.evaluate(root.chess())
+            self.evaluate(root, 0)
         };
         self.stack[0].excluded = None;
         let count = self.root_moves.len();

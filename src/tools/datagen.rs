@@ -23,9 +23,9 @@ use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
-use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::search::{Limits, MATE_BOUND, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
+use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::tt::TranspositionTable;
 
 /// What `scout datagen` does.
@@ -376,7 +376,6 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
 
     #[test]
     fn games_produce_quiet_labelled_positions() {
@@ -396,36 +395,59 @@ mod tests {
             };
             games += 1;
             positions += game.positions.len();
-            for fen in &game.positions {
-                let pos = Position::from_fen(fen, CastlingMode::Standard).expect("valid FEN");
-                assert!(!pos.in_check(), "{fen} is in check");
-                assert!(!pos.chess().legal_moves().is_empty(), "{fen} is over");
+            for (pos, score) in &game.positions {
+                assert!(!pos.is_check(), "{pos:?} is in check");
+                assert!(!pos.legal_moves().is_empty(), "{pos:?} is over");
+                assert!(score.abs() < MATE_BOUND);
             }
         }
         assert!(positions > 20, "only {positions} positions from 3 games");
     }
 
+    /// A run writes whole games of valid records; a second run continues the file after
+    /// cutting off a torn game, and never replays the games it has.
     #[test]
-    fn run_writes_result_tagged_lines() {
+    fn runs_append_whole_games_and_resume() {
         let dir = std::env::temp_dir().join(format!("scout-datagen-{}", std::process::id()));
-        let out = dir.join("data.txt");
+        let out = dir.join("data.bin");
         let config = Config {
             games: 2,
             nodes: 300,
-            threads: 2,
+            threads: 1,
             progress: false,
             out: out.to_string_lossy().into_owned(),
             ..Config::default()
         };
         let written = run(&config).expect("datagen runs");
-        let text = std::fs::read_to_string(&out).expect("output exists");
+        let first = std::fs::read(&out).expect("output exists");
+        assert_eq!(first.len() as u64, written * packed::RECORD as u64);
+        assert_eq!(packed::count_games(&first), 2);
+        // An interrupted game: half a record of garbage and an unfinished game's record.
+        let mut torn = first.clone();
+        torn.extend_from_slice(&first[..packed::RECORD]);
+        torn[first.len() + 31] = 0;
+        torn.extend_from_slice(&[7u8; 13]);
+        std::fs::write(&out, &torn).unwrap();
+        let more = run(&Config { games: 4, ..config }).expect("datagen continues");
+        let second = std::fs::read(&out).expect("output exists");
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(text.lines().count() as u64, written);
-        assert!(written > 0);
-        for line in text.lines() {
-            let (fen, tag) = line.rsplit_once(' ').expect("fen and result");
-            assert!(["[1.0]", "[0.5]", "[0.0]"].contains(&tag), "{line}");
-            Position::from_fen(fen, CastlingMode::Standard).expect("valid FEN");
+        assert_eq!(&second[..first.len()], &first[..], "earlier games kept");
+        assert_eq!(
+            second.len() as u64,
+            first.len() as u64 + more * packed::RECORD as u64
+        );
+        assert_eq!(packed::count_games(&second), 4);
+        assert_eq!(packed::complete_length(&second), second.len());
+        let records: Vec<Packed> = second
+            .chunks_exact(packed::RECORD)
+            .map(|c| Packed(c.try_into().unwrap()))
+            .collect();
+        for r in &records {
+            let pos = r.position().expect("a valid position");
+            assert!(!pos.is_check());
+            assert_eq!(r.flags() & !GAME_END, 0);
         }
+        // The continued run played new openings: its first game differs from the first run's.
+        assert_ne!(records[written as usize].0[..25], records[0].0[..25]);
     }
 }

@@ -7,4 +7,5 @@ pub mod bench;
 pub mod datagen;
 pub mod packed;
 pub mod perft;
+pub mod train;
 pub mod tune;

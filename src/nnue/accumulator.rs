@@ -1,0 +1,201 @@
+//! Accumulators: the first layer's output for both perspectives, and the stack of them that
+//! follows the search.
+//!
+//! Copy-make, lazily: when the search plays a move it only records it (`push`); the child's
+//! accumulator is computed from its parent's, by the move's feature changes, the first time
+//! the child (or a descendant) is evaluated. A quiet move changes two features per perspective,
+//! a capture three, en passant three, a promotion two or three, castling four (shakmaty encodes
+//! castling as king-takes-rook in both notations; the real destinations come from
+//! `CastlingSide`). A null move changes nothing. Only the root is computed from scratch.
+
+use std::sync::Arc;
+
+use arrayvec::ArrayVec;
+use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
+
+use super::simd::Kernels;
+use super::{HIDDEN, Network, feature};
+
+/// Both perspectives' accumulators, White's first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    pub values: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// Computes the accumulators of a board from scratch.
+    pub fn refresh(net: &Network, board: &Board) -> Accumulator {
+        let mut acc = Accumulator {
+            values: [[0; HIDDEN]; 2],
+        };
+        for color in Color::ALL {
+            let v = &mut acc.values[color as usize];
+            v.copy_from_slice(&net.feature_bias);
+            for (sq, piece) in board {
+                for (x, w) in v.iter_mut().zip(net.column(feature(color, piece, sq))) {
+                    *x = x.wrapping_add(*w);
+                }
+            }
+        }
+        acc
+    }
+
+    /// The evaluation of this accumulator for `turn` to move, in centipawns.
+    #[inline]
+    pub fn evaluate(&self, net: &Network, kernels: Kernels, turn: Color) -> i32 {
+        let us = &self.values[turn as usize];
+        let them = &self.values[!turn as usize];
+        net.output(kernels, us, them)
+    }
+}
+
+/// The features a move removes and adds.
+#[derive(Debug, Default)]
+pub struct Delta {
+    pub removed: ArrayVec<(Piece, Square), 2>,
+    pub added: ArrayVec<(Piece, Square), 2>,
+}
+
+/// The feature changes of `m`, played by `mover`.
+pub fn delta(m: Move, mover: Color) -> Delta {
+    let mut d = Delta::default();
+    let ours = |role: Role| Piece { color: mover, role };
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            d.removed.push((ours(role), from));
+            d.added.push((ours(promotion.unwrap_or(role)), to));
+            if let Some(captured) = capture {
+                d.removed.push((
+                    Piece {
+                        color: !mover,
+                        role: captured,
+                    },
+                    to,
+                ));
+            }
+        }
+        Move::EnPassant { from, to } => {
+            d.removed.push((ours(Role::Pawn), from));
+            d.added.push((ours(Role::Pawn), to));
+            d.removed.push((
+                Piece {
+                    color: !mover,
+                    role: Role::Pawn,
+                },
+                Square::from_coords(to.file(), from.rank()),
+            ));
+        }
+        Move::Castle { king, rook } => {
+            let side = m.castling_side().expect("a castling move has a side");
+            d.removed.push((ours(Role::King), king));
+            d.removed.push((ours(Role::Rook), rook));
+            d.added.push((ours(Role::King), side.king_to(mover)));
+            d.added.push((ours(Role::Rook), side.rook_to(mover)));
+        }
+        Move::Put { .. } => unreachable!("no drops in chess"),
+    }
+    d
+}
+
+/// One accumulator per ply of the search, computed on demand.
+pub struct AccumulatorStack {
+    net: Arc<Network>,
+    kernels: Kernels,
+    accumulators: Vec<Accumulator>,
+    /// The move that led to each ply (`None`: a null move) and who played it.
+    moves: Vec<(Option<Move>, Color)>,
+    /// Is the accumulator at this ply up to date with the current path?
+    computed: Vec<bool>,
+}
+
+impl AccumulatorStack {
+    /// A stack of `plies` accumulators for `net`, using the fastest kernels of this CPU.
+    pub fn new(net: Arc<Network>, plies: usize) -> AccumulatorStack {
+        Self::with_kernels(net, plies, Kernels::detect())
+    }
+
+    /// The same with chosen kernels (the tests compare them).
+    pub fn with_kernels(net: Arc<Network>, plies: usize, kernels: Kernels) -> AccumulatorStack {
+        let zero = Accumulator {
+            values: [[0; HIDDEN]; 2],
+        };
+        AccumulatorStack {
+            net,
+            kernels,
+            accumulators: vec![zero; plies],
+            moves: vec![(None, Color::White); plies],
+            computed: vec![false; plies],
+        }
+    }
+
+    pub fn net(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    pub fn kernels(&self) -> Kernels {
+        self.kernels
+    }
+
+    /// Starts a new path at `root` (ply 0), computed from scratch.
+    pub fn reset(&mut self, root: &Chess) {
+        self.accumulators[0] = Accumulator::refresh(&self.net, root.board());
+        self.computed[0] = true;
+    }
+
+    /// Records that the node at `ply` was reached by `m` (`None`: a null move) played by
+    /// `mover` from the node at `ply - 1`.
+    #[inline]
+    pub fn push(&mut self, ply: usize, m: Option<Move>, mover: Color) {
+        self.moves[ply] = (m, mover);
+        self.computed[ply] = false;
+    }
+
+    /// The accumulator of the node at `ply`, brought up to date from the nearest computed
+    /// ancestor.
+    pub fn accumulator(&mut self, ply: usize) -> &Accumulator {
+        let mut first = ply;
+        while !self.computed[first] {
+            first -= 1;
+        }
+        for p in first + 1..=ply {
+            let (parents, rest) = self.accumulators.split_at_mut(p);
+            let parent = &parents[p - 1];
+            let child = &mut rest[0];
+            match self.moves[p].0 {
+                None => child.clone_from(parent),
+                Some(m) => {
+                    let d = delta(m, self.moves[p].1);
+                    for color in Color::ALL {
+                        let column = |&(piece, sq): &(Piece, Square)| {
+                            self.net.column(feature(color, piece, sq))
+                        };
+                        let added: ArrayVec<&[i16], 2> = d.added.iter().map(column).collect();
+                        let removed: ArrayVec<&[i16], 2> = d.removed.iter().map(column).collect();
+                        self.kernels.update(
+                            &parent.values[color as usize],
+                            &mut child.values[color as usize],
+                            &added,
+                            &removed,
+                        );
+                    }
+                }
+            }
+            self.computed[p] = true;
+        }
+        &self.accumulators[ply]
+    }
+
+    /// The evaluation of the node at `ply` (position `pos`) for its side to move.
+    #[inline]
+    pub fn evaluate(&mut self, ply: usize, pos: &Chess) -> i32 {
+        self.accumulator(ply);
+        self.accumulators[ply].evaluate(&self.net, self.kernels, pos.turn())
+    }
+}

@@ -1,0 +1,179 @@
+//! The net file format, little-endian throughout:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic `SCOUTNET` |
+//! | 4 | format version (1) |
+//! | 7 × 4 | architecture: inputs (768), hidden (per perspective), outputs (1), activation (1 = SCReLU), QA, QB, SCALE |
+//! | 768 × hidden × 2 | feature weights, i16, feature by feature |
+//! | hidden × 2 | feature biases, i16 |
+//! | 2 × hidden × 2 | output weights, i16 (side to move's half first) |
+//! | 4 | output bias, i32 |
+//! | 8 | checksum: 64-bit FNV-1a of every byte before it |
+//!
+//! A file whose magic, version, architecture, length or checksum does not match what this
+//! engine computes is refused with a message saying which.
+
+use super::{HIDDEN, INPUTS, Network, QA, QB, SCALE};
+
+const MAGIC: &[u8; 8] = b"SCOUTNET";
+const VERSION: u32 = 1;
+const SCRELU: u32 = 1;
+
+fn architecture() -> [u32; 7] {
+    [
+        INPUTS as u32,
+        HIDDEN as u32,
+        1,
+        SCRELU,
+        QA as u32,
+        QB as u32,
+        SCALE as u32,
+    ]
+}
+
+/// The length of a net file of this engine's architecture.
+pub const fn file_len() -> usize {
+    8 + 4 + 7 * 4 + (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) * 2 + 4 + 8
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Serialises a network.
+pub fn write(net: &Network) -> Vec<u8> {
+    let mut out = Vec::with_capacity(file_len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    for v in architecture() {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for w in net
+        .feature_weights
+        .iter()
+        .chain(&net.feature_bias)
+        .chain(&net.output_weights)
+    {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&net.output_bias.to_le_bytes());
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Reads a network, or says why the bytes are not one this engine can use.
+pub fn read(bytes: &[u8]) -> Result<Network, String> {
+    if bytes.len() < 40 || &bytes[..8] != MAGIC {
+        return Err("not a Scout net file (no SCOUTNET header)".to_string());
+    }
+    let version = u32_at(bytes, 8);
+    if version != VERSION {
+        return Err(format!(
+            "net format version {version}; this engine reads version {VERSION}"
+        ));
+    }
+    let arch: Vec<u32> = (0..7).map(|i| u32_at(bytes, 12 + 4 * i)).collect();
+    if arch != architecture() {
+        return Err(format!(
+            "architecture {}->{}x2->{} (activation {}, QA {}, QB {}, scale {}); this engine is \
+             {INPUTS}->{HIDDEN}x2->1 (SCReLU, QA {QA}, QB {QB}, scale {SCALE})",
+            arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6]
+        ));
+    }
+    if bytes.len() != file_len() {
+        return Err(format!(
+            "{} bytes; a net of this architecture has {} (truncated or padded)",
+            bytes.len(),
+            file_len()
+        ));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
+    if fnv1a(body) != stored {
+        return Err("checksum mismatch: the file is corrupted".to_string());
+    }
+    let mut values = body[40..body.len() - 4]
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]));
+    let mut take = |n: usize| values.by_ref().take(n).collect::<Vec<i16>>();
+    let feature_weights = take(INPUTS * HIDDEN);
+    let feature_bias = take(HIDDEN);
+    let output_weights = take(2 * HIDDEN);
+    let output_bias = i32::from_le_bytes(body[body.len() - 4..].try_into().expect("4 bytes"));
+    Ok(Network {
+        feature_weights,
+        feature_bias,
+        output_weights,
+        output_bias,
+    })
+}
+
+/// Reads a net file from disk.
+pub fn load(path: &str) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    read(&bytes).map_err(|e| format!("{path}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> Network {
+        let mut x = 1u32;
+        let mut next = move |m: i32| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((x >> 8) as i32 % (2 * m + 1) - m) as i16
+        };
+        Network {
+            feature_weights: (0..INPUTS * HIDDEN).map(|_| next(60)).collect(),
+            feature_bias: (0..HIDDEN).map(|_| next(100)).collect(),
+            output_weights: (0..2 * HIDDEN).map(|_| next(127)).collect(),
+            output_bias: 1234,
+        }
+    }
+
+    #[test]
+    fn nets_round_trip_and_damage_is_refused() {
+        let net = sample();
+        let bytes = write(&net);
+        assert_eq!(bytes.len(), file_len());
+        let back = read(&bytes).unwrap();
+        assert_eq!(back.feature_weights, net.feature_weights);
+        assert_eq!(back.feature_bias, net.feature_bias);
+        assert_eq!(back.output_weights, net.output_weights);
+        assert_eq!(back.output_bias, net.output_bias);
+
+        let mut flipped = bytes.clone();
+        flipped[5000] ^= 4;
+        assert!(read(&flipped).unwrap_err().contains("checksum"));
+        assert!(
+            read(&bytes[..bytes.len() - 1])
+                .unwrap_err()
+                .contains("truncated")
+        );
+        let mut arch = bytes.clone();
+        arch[16..20].copy_from_slice(&512u32.to_le_bytes());
+        assert!(read(&arch).unwrap_err().contains("architecture"));
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert!(read(&version).unwrap_err().contains("version"));
+        assert!(read(b"hello").unwrap_err().contains("not a Scout net"));
+        assert!(
+            load("/nonexistent/net.bin")
+                .unwrap_err()
+                .contains("cannot read")
+        );
+    }
+}

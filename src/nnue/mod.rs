@@ -1,0 +1,142 @@
+//! NNUE inference: the quantized network, its file format and the evaluation of an accumulator.
+//!
+//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU): every piece on the board is one of 768
+//! features (colour relative to the perspective × 6 roles × 64 squares), seen from White's side
+//! and from Black's (Black's view is the board mirrored rank-wise: square ^ 56). One shared
+//! weight matrix turns each perspective's active features into HIDDEN accumulator values (kept
+//! up to date move by move, `accumulator.rs`). The output concatenates the side to move's
+//! accumulator with the other side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot
+//! product with 2·HIDDEN output weights.
+//!
+//! Quantisation: feature weights and biases × QA (i16), output weights × QB (i16), output bias
+//! × QA·QB (i32); the evaluation in centipawns is `(Σ v²·w / QA + bias) · SCALE / (QA·QB)` with
+//! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an i16,
+//! which the SIMD kernel (`simd.rs`) relies on.
+//!
+//! Training lives in `tools/train`; this module only reads nets (`file.rs`) and evaluates them.
+
+pub mod accumulator;
+pub mod file;
+pub mod simd;
+
+use shakmaty::{Color, Piece, Square};
+
+/// Features per perspective.
+pub const INPUTS: usize = 768;
+/// Accumulator width per perspective.
+pub const HIDDEN: usize = 256;
+/// Quantisation of the feature transformer (the accumulator's "1.0").
+pub const QA: i32 = 255;
+/// Quantisation of the output weights.
+pub const QB: i32 = 64;
+/// Network output 1.0 is this many centipawns.
+pub const SCALE: i32 = 400;
+/// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
+pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
+
+/// The feature index of `piece` on `sq` from `perspective`'s side.
+#[inline]
+pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let theirs = usize::from(piece.color != perspective);
+    let sq = match perspective {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    };
+    (theirs * 6 + piece.role as usize - 1) * 64 + sq
+}
+
+/// A quantized network, as loaded from a net file.
+#[derive(Clone)]
+pub struct Network {
+    /// `INPUTS` columns of `HIDDEN` values each.
+    pub feature_weights: Vec<i16>,
+    pub feature_bias: Vec<i16>,
+    /// The side to move's `HIDDEN` weights, then the other side's.
+    pub output_weights: Vec<i16>,
+    pub output_bias: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network(768->{HIDDEN}x2->1, SCReLU)")
+    }
+}
+
+impl Network {
+    /// The weights of one feature.
+    #[inline]
+    pub fn column(&self, feature: usize) -> &[i16] {
+        &self.feature_weights[feature * HIDDEN..(feature + 1) * HIDDEN]
+    }
+
+    /// The evaluation in centipawns for the side to move, from the two perspectives'
+    /// accumulators (`us` is the side to move's).
+    #[inline]
+    pub fn output(&self, kernels: simd::Kernels, us: &[i16], them: &[i16]) -> i32 {
+        let sum = kernels
+            .screlu_dot(us, &self.output_weights[..HIDDEN])
+            .wrapping_add(kernels.screlu_dot(them, &self.output_weights[HIDDEN..]));
+        (sum / QA + self.output_bias) * SCALE / (QA * QB)
+    }
+}
+
+/// The evaluation of `board` with `turn` to move, computed from scratch, in centipawns for the
+/// side to move.
+pub fn evaluate_board(net: &Network, board: &shakmaty::Board, turn: Color) -> i32 {
+    accumulator::Accumulator::refresh(net, board).evaluate(net, simd::Kernels::detect(), turn)
+}
+
+/// The net's view of a position for a person (the `eval` command): the evaluation, and for
+/// every piece but the kings what it is worth here, the evaluation minus the evaluation with
+/// that piece taken off, in pawns from White's point of view.
+pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
+    use shakmaty::{File, Position, Rank, Role};
+    let turn = pos.turn();
+    let white = |v: i32| if turn == Color::White { v } else { -v };
+    let total = white(evaluate_board(net, pos.board(), turn));
+    let mut out = String::from(
+        "NNUE: what each piece is worth here (eval minus eval without it), pawns, White's view\n",
+    );
+    for rank in Rank::ALL.into_iter().rev() {
+        out.push_str("+-------+-------+-------+-------+-------+-------+-------+-------+\n|");
+        let mut values = String::from("|");
+        for file in File::ALL {
+            let sq = Square::from_coords(file, rank);
+            match pos.board().piece_at(sq) {
+                Some(piece) => {
+                    out.push_str(&format!("   {}   |", piece.char()));
+                    if piece.role == Role::King {
+                        values.push_str("       |");
+                    } else {
+                        let mut without = pos.board().clone();
+                        without.discard_piece_at(sq);
+                        let rest = white(evaluate_board(net, &without, turn));
+                        values.push_str(&format!(" {:+5.2} |", (total - rest) as f64 / 100.0));
+                    }
+                }
+                None => {
+                    out.push_str("       |");
+                    values.push_str("       |");
+                }
+            }
+        }
+        out.push_str(&format!(" {}\n{values}\n", rank.char()));
+    }
+    out.push_str("+-------+-------+-------+-------+-------+-------+-------+-------+\n");
+    out.push_str("    a       b       c       d       e       f       g       h\n");
+    out.push_str(&format!(
+        "NNUE evaluation: {:+.2} (White's view), {:+} cp for the side to move\n",
+        total as f64 / 100.0,
+        white(total)
+    ));
+    out
+}
+
+/// The `EvalFile` value that stands for the default evaluation.
+pub const DEFAULT_EVAL_FILE: &str = "<default>";
+
+/// The default network: none is embedded yet (the handcrafted evaluation plays until a net
+/// beats it), so `EvalFile` is the way to play with a net.
+pub fn default_network() -> Option<std::sync::Arc<Network>> {
+    None
+}

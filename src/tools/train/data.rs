@@ -1,0 +1,119 @@
+//! Training positions in the form the trainer uses: each position's active features from
+//! White's perspective (Black's are derived), the side to move, the score and the result.
+//! Positions are split into training and validation sets by game, so positions of one game
+//! never sit on both sides.
+
+use shakmaty::Color;
+
+use crate::nnue::feature;
+use crate::tools::packed::{self, GAME_END, Packed};
+
+/// The positions of one set, flattened.
+#[derive(Default)]
+pub struct Samples {
+    /// White-perspective feature indices of every position, back to back.
+    pub features: Vec<u16>,
+    /// Where each position's features start in `features` (one extra entry at the end).
+    pub offsets: Vec<u32>,
+    /// Black to move?
+    pub black: Vec<bool>,
+    /// The search score from the side to move's point of view.
+    pub score: Vec<f32>,
+    /// The result from the side to move's point of view (0, ½, 1).
+    pub result: Vec<f32>,
+}
+
+impl Samples {
+    pub fn len(&self) -> usize {
+        self.black.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.black.is_empty()
+    }
+
+    pub fn push(&mut self, p: &Packed) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        for (sq, piece) in p.pieces() {
+            self.features.push(feature(Color::White, piece, sq) as u16);
+        }
+        self.offsets.push(self.features.len() as u32);
+        let black = p.turn() == Color::Black;
+        let white_score = f32::from(p.score());
+        let white_result = p.outcome().score();
+        self.black.push(black);
+        self.score
+            .push(if black { -white_score } else { white_score });
+        self.result.push(if black {
+            1.0 - white_result
+        } else {
+            white_result
+        });
+    }
+
+    /// The features of position `i` from White's perspective.
+    #[inline]
+    pub fn white_features(&self, i: usize) -> &[u16] {
+        &self.features[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// The same feature seen from Black's side: colours swapped, board mirrored rank-wise.
+#[inline]
+pub fn black_view(white_feature: u16) -> u16 {
+    let f = white_feature as usize;
+    let (kind, sq) = (f / 64, f % 64);
+    let swapped = (kind + 6) % 12;
+    (swapped * 64 + (sq ^ 56)) as u16
+}
+
+/// Reads data files and splits them by game: every `1 / validation` game (by a hash of its
+/// position in the file) goes to the validation set. `validation` 0 keeps everything for
+/// training.
+pub fn load(paths: &[String], validation_every: u64) -> Result<(Samples, Samples), String> {
+    let mut train = Samples::default();
+    let mut valid = Samples::default();
+    let mut game = 0u64;
+    for path in paths {
+        let records = packed::read_file(path).map_err(|e| format!("{path}: {e}"))?;
+        if records.is_empty() {
+            return Err(format!("{path}: no positions"));
+        }
+        for r in &records {
+            let to_valid = validation_every > 0
+                && game
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    .is_multiple_of(validation_every);
+            if to_valid {
+                valid.push(r);
+            } else {
+                train.push(r);
+            }
+            if r.flags() & GAME_END != 0 {
+                game += 1;
+            }
+        }
+    }
+    Ok((train, valid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Piece, Role, Square};
+
+    #[test]
+    fn black_view_is_the_engine_feature() {
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in Square::ALL {
+                    let piece = Piece { color, role };
+                    let w = feature(Color::White, piece, sq) as u16;
+                    assert_eq!(black_view(w) as usize, feature(Color::Black, piece, sq));
+                }
+            }
+        }
+    }
+}

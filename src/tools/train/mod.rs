@@ -1,0 +1,458 @@
+//! `scout train`: trains the engine's network on the CPU from `datagen` files.
+//!
+//! Mini-batch Adam over the training positions, split across threads (each thread sums the
+//! gradient of its share of the batch; the shares are added in a fixed order, so a run is
+//! reproducible for a given `--seed` and `--threads`). The learning rate follows a cosine from
+//! `--lr` down to 5% of it over the epochs. After every epoch the loss on the held-out games is
+//! printed, the quantized net is written to `--out` and a checkpoint (float weights and Adam's
+//! moments) to `--out`.ckpt, from which `--resume` continues.
+
+pub mod data;
+pub mod model;
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+use data::Samples;
+use model::{Adam, Params};
+
+/// What `scout train` does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub inputs: Vec<String>,
+    pub out: String,
+    pub epochs: u32,
+    pub batch: usize,
+    pub lr: f32,
+    /// Weight of the game result in the target (the rest is the search score).
+    pub lambda: f32,
+    /// One game in this many goes to the validation set (0: none).
+    pub validation_every: u64,
+    pub threads: usize,
+    pub seed: u64,
+    pub hidden: usize,
+    pub resume: bool,
+    pub progress: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            inputs: Vec::new(),
+            out: "scout.nnue".to_string(),
+            epochs: 30,
+            batch: 16_384,
+            lr: 0.001,
+            lambda: 0.3,
+            validation_every: 20,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            seed: 1,
+            hidden: crate::nnue::HIDDEN,
+            resume: false,
+            progress: true,
+        }
+    }
+}
+
+/// What a training run ended with.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub params: Params,
+    pub train_losses: Vec<f64>,
+    pub validation_losses: Vec<f64>,
+}
+
+/// The learning rate of `epoch` (0-based) of `epochs`.
+pub fn learning_rate(lr: f32, epoch: u32, epochs: u32) -> f32 {
+    let t = epoch as f32 / epochs.max(1) as f32;
+    lr * (0.05 + 0.95 * 0.5 * (1.0 + (std::f32::consts::PI * t).cos()))
+}
+
+/// The mean loss over `samples`, on `threads` threads.
+fn parallel_loss(p: &Params, samples: &Samples, lambda: f32, threads: usize) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    let idx: Vec<u32> = (0..samples.len() as u32).collect();
+    let chunk = idx.len().div_ceil(threads.max(1));
+    let total: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = idx
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut acc = vec![0.0; 2 * p.hidden];
+                    part.iter()
+                        .map(|&i| {
+                            let out = model::forward(p, samples, i as usize, &mut acc);
+                            let e =
+                                model::sigmoid(out * crate::nnue::SCALE as f32 / model::EVAL_SCALE)
+                                    - model::target(samples, i as usize, lambda);
+                            f64::from(e * e)
+                        })
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("loss thread"))
+            .sum()
+    });
+    total / samples.len() as f64
+}
+
+/// Trains on already loaded samples. Writes the net and checkpoint after each epoch when
+/// `write` is set.
+pub fn train(
+    config: &Config,
+    train: &Samples,
+    valid: &Samples,
+    write: bool,
+) -> Result<Summary, String> {
+    if train.is_empty() {
+        return Err("no training positions".to_string());
+    }
+    let checkpoint = format!("{}.ckpt", config.out);
+    let (mut params, mut adam, first_epoch) = if config.resume {
+        let (p, a, e) = model::load_checkpoint(&checkpoint)?;
+        if p.hidden != config.hidden {
+            return Err(format!("{checkpoint}: hidden width {} differs", p.hidden));
+        }
+        if config.progress {
+            eprintln!("resuming from {checkpoint} after epoch {e}");
+        }
+        (p, a, e)
+    } else {
+        (
+            Params::random(config.hidden, config.seed),
+            Adam::new(config.hidden),
+            0,
+        )
+    };
+    let threads = config.threads.max(1);
+    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zeros(config.hidden)).collect();
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut summary = Summary {
+        params: params.clone(),
+        train_losses: Vec::new(),
+        validation_losses: Vec::new(),
+    };
+    let start = Instant::now();
+    for epoch in first_epoch..config.epochs {
+        let epoch_start = Instant::now();
+        let lr = learning_rate(config.lr, epoch, config.epochs);
+        let mut rng = StdRng::seed_from_u64(config.seed ^ (u64::from(epoch) << 32));
+        order.shuffle(&mut rng);
+        let mut loss_sum = 0.0f64;
+        for batch in order.chunks(config.batch.max(1)) {
+            let chunk = batch.len().div_ceil(threads);
+            let p = &params;
+            let losses: Vec<f64> = std::thread::scope(|s| {
+                let handles: Vec<_> = batch
+                    .chunks(chunk)
+                    .zip(grads.iter_mut())
+                    .map(|(part, g)| {
+                        s.spawn(move || {
+                            g.values.fill(0.0);
+                            model::batch_gradient(p, train, part, config.lambda, g)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("gradient thread"))
+                    .collect()
+            });
+            loss_sum += losses.iter().sum::<f64>();
+            let used = batch.len().div_ceil(chunk);
+            let (first, rest) = grads.split_at_mut(1);
+            for g in &rest[..used - 1] {
+                for (a, b) in first[0].values.iter_mut().zip(&g.values) {
+                    *a += b;
+                }
+            }
+            let inv = 1.0 / batch.len() as f32;
+            for a in first[0].values.iter_mut() {
+                *a *= inv;
+            }
+            adam.update(&mut params, &first[0], lr);
+        }
+        let train_loss = loss_sum / train.len() as f64;
+        let valid_loss = parallel_loss(&params, valid, config.lambda, threads);
+        let secs = epoch_start.elapsed().as_secs_f64();
+        summary.train_losses.push(train_loss);
+        summary.validation_losses.push(valid_loss);
+        if config.progress {
+            eprintln!(
+                "epoch {:>3}/{}  lr {lr:.6}  train loss {train_loss:.6}  validation loss \
+                 {valid_loss:.6}  {:.0} positions/s  {:.0}s",
+                epoch + 1,
+                config.epochs,
+                train.len() as f64 / secs,
+                start.elapsed().as_secs_f64()
+            );
+        }
+        if write {
+            let net = model::quantize(&params);
+            std::fs::write(&config.out, crate::nnue::file::write(&net))
+                .map_err(|e| format!("{}: {e}", config.out))?;
+            model::save_checkpoint(&checkpoint, &params, &adam, epoch + 1)
+                .map_err(|e| format!("{checkpoint}: {e}"))?;
+        }
+    }
+    summary.params = params;
+    Ok(summary)
+}
+
+/// `scout train`: loads the data, trains, writes the net.
+pub fn run(config: &Config) -> Result<(), String> {
+    if config.inputs.is_empty() {
+        return Err("no data files given".to_string());
+    }
+    if config.hidden != crate::nnue::HIDDEN {
+        return Err(format!(
+            "the engine's hidden width is {}",
+            crate::nnue::HIDDEN
+        ));
+    }
+    let loading = Instant::now();
+    let (train_set, valid_set) = data::load(&config.inputs, config.validation_every)?;
+    if config.progress {
+        eprintln!(
+            "{} training and {} validation positions loaded in {:.1}s; lambda {}, batch {}, \
+             lr {} (cosine to 5%), {} epochs, {} threads, seed {}",
+            train_set.len(),
+            valid_set.len(),
+            loading.elapsed().as_secs_f64(),
+            config.lambda,
+            config.batch,
+            config.lr,
+            config.epochs,
+            config.threads,
+            config.seed
+        );
+    }
+    let summary = train(config, &train_set, &valid_set, true)?;
+    if config.progress {
+        eprintln!(
+            "wrote {} (final train loss {:.6}, validation loss {:.6})",
+            config.out,
+            summary.train_losses.last().copied().unwrap_or(f64::NAN),
+            summary
+                .validation_losses
+                .last()
+                .copied()
+                .unwrap_or(f64::NAN)
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::packed::{Outcome, Packed};
+    use rand::RngExt;
+    use shakmaty::{Chess, Color, Position, Role};
+
+    /// Positions from random games, scored by material (White's view) and labelled with a
+    /// result that agrees with the material most of the time: a signal a net can learn.
+    fn material_samples(count: usize, seed: u64) -> Samples {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut samples = Samples::default();
+        let value = |r: Role| [0, 100, 300, 310, 500, 900, 0][r as usize];
+        while samples.len() < count {
+            let mut pos = Chess::default();
+            for _ in 0..rng.random_range(10..120) {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                // Captures are preferred so that material becomes unequal.
+                let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+                let m = if !captures.is_empty() && rng.random_range(0..3) > 0 {
+                    *captures[rng.random_range(0..captures.len())]
+                } else {
+                    moves[rng.random_range(0..moves.len())]
+                };
+                pos.play_unchecked(m);
+            }
+            let material: i32 = pos
+                .board()
+                .iter()
+                .map(|(_, p)| p.color.fold_wb(1, -1) * value(p.role))
+                .sum();
+            let outcome = match material {
+                m if m > 150 => Outcome::Win,
+                m if m < -150 => Outcome::Loss,
+                _ => Outcome::Draw,
+            };
+            samples.push(&Packed::new(&pos, material, outcome, 0));
+        }
+        samples
+    }
+
+    /// The analytic gradient of one position's loss equals central finite differences, for
+    /// weights of every part of the network.
+    #[test]
+    fn gradient_equals_finite_differences() {
+        let samples = material_samples(8, 1);
+        let hidden = 6;
+        let mut p = Params::random(hidden, 3);
+        // Larger weights than the initialisation, so that accumulators land inside (0, 1).
+        for w in p.values.iter_mut() {
+            *w *= 3.0;
+        }
+        let (b1, w2) = (p.b1_at(), p.w2_at());
+        for w in &mut p.values[b1..w2] {
+            *w = 0.4;
+        }
+        let lambda = 0.3;
+        let loss = |p: &Params, i: usize| {
+            let mut acc = vec![0.0; 2 * hidden];
+            let out = model::forward(p, &samples, i, &mut acc);
+            let e = model::sigmoid(out * crate::nnue::SCALE as f32 / model::EVAL_SCALE)
+                - model::target(&samples, i, lambda);
+            f64::from(e * e)
+        };
+        let mut compared = 0;
+        for i in 0..samples.len() {
+            let mut grad = Params::zeros(hidden);
+            let mut acc = vec![0.0; 2 * hidden];
+            model::backward(&p, &samples, i, lambda, &mut acc, &mut grad);
+            let feature = samples.white_features(i)[0] as usize;
+            let mut probes: Vec<usize> = (0..hidden).map(|k| feature * hidden + k).collect();
+            probes.extend((0..hidden).map(|k| p.b1_at() + k));
+            probes.extend((0..2 * hidden).map(|k| p.w2_at() + k));
+            probes.push(p.b2_at());
+            for at in probes {
+                let h = 1e-3f32;
+                let mut plus = p.clone();
+                plus.values[at] += h;
+                let mut minus = p.clone();
+                minus.values[at] -= h;
+                let numeric = (loss(&plus, i) - loss(&minus, i)) / (2.0 * f64::from(h));
+                let analytic = f64::from(grad.values[at]);
+                let tolerance = 2e-3 * numeric.abs().max(analytic.abs()) + 2e-5;
+                assert!(
+                    (numeric - analytic).abs() <= tolerance,
+                    "position {i}, parameter {at}: analytic {analytic}, numeric {numeric}"
+                );
+                compared += usize::from(analytic.abs() > 1e-4);
+            }
+        }
+        assert!(compared > 50, "only {compared} non-zero gradients compared");
+    }
+
+    /// A few thousand positions train to a falling loss in seconds.
+    #[test]
+    fn training_lowers_the_loss() {
+        let train_set = material_samples(3000, 2);
+        let valid_set = material_samples(500, 3);
+        let config = Config {
+            epochs: 8,
+            batch: 256,
+            lr: 0.005,
+            hidden: 32,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let before = parallel_loss(&Params::random(32, config.seed), &valid_set, 0.3, 2);
+        let summary = train(&config, &train_set, &valid_set, false).unwrap();
+        let after = *summary.validation_losses.last().unwrap();
+        assert!(
+            after < 0.5 * before,
+            "validation loss {before} -> {after}: {:?}",
+            summary.validation_losses
+        );
+        assert!(summary.train_losses.last() < summary.train_losses.first());
+        // The same seed gives the same run.
+        let again = train(&config, &train_set, &valid_set, false).unwrap();
+        assert_eq!(again.params, summary.params);
+    }
+
+    /// The engine's quantized evaluation agrees with the trainer's float network: within 1.5 cp
+    /// of the float network with the quantized weights (integer arithmetic), and within 8 cp on
+    /// average, 40 cp at most, of the unquantized one (on positions within ±1000 cp).
+    #[test]
+    fn quantized_net_matches_the_float_net() {
+        let train_set = material_samples(3000, 4);
+        let config = Config {
+            epochs: 4,
+            batch: 256,
+            lr: 0.003,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let summary = train(&config, &train_set, &Samples::default(), false).unwrap();
+        let net = model::quantize(&summary.params);
+        // The quantized weights read back as floats: what the engine computes, up to integer
+        // rounding.
+        let mut dequantized = summary.params.clone();
+        let p = &mut dequantized;
+        let (b1, w2, b2) = (p.b1_at(), p.w2_at(), p.b2_at());
+        let qa = crate::nnue::QA as f32;
+        let qb = crate::nnue::QB as f32;
+        for (i, w) in p.values.iter_mut().enumerate() {
+            *w = match i {
+                i if i < b1 => f32::from(net.feature_weights[i]) / qa,
+                i if i < w2 => f32::from(net.feature_bias[i - b1]) / qa,
+                i if i < b2 => f32::from(net.output_weights[i - w2]) / qb,
+                _ => net.output_bias as f32 / (qa * qb),
+            };
+        }
+        let check = material_samples(400, 5);
+        let mut worst_rounding = 0.0f32;
+        let mut total = 0.0f32;
+        let mut acc = vec![0.0; 2 * config.hidden];
+        let mut compared = 0;
+        let mut worst = 0.0f32;
+        for i in 0..check.len() {
+            let float_cp =
+                model::forward(&summary.params, &check, i, &mut acc) * crate::nnue::SCALE as f32;
+            if float_cp.abs() > 1000.0 {
+                continue;
+            }
+            // Rebuild the board from the features and evaluate it the engine's way.
+            let mut board = shakmaty::Board::empty();
+            for &f in check.white_features(i) {
+                let f = f as usize;
+                let color = if f / 384 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let role = Role::try_from((f / 64 % 6 + 1) as u8).unwrap();
+                board.set_piece_at(shakmaty::Square::new((f % 64) as u32), role.of(color));
+            }
+            let turn = if check.black[i] {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let engine_cp = crate::nnue::evaluate_board(&net, &board, turn);
+            let dequantized_cp =
+                model::forward(&dequantized, &check, i, &mut acc) * crate::nnue::SCALE as f32;
+            worst_rounding = worst_rounding.max((engine_cp as f32 - dequantized_cp).abs());
+            worst = worst.max((engine_cp as f32 - float_cp).abs());
+            total += (engine_cp as f32 - float_cp).abs();
+            compared += 1;
+        }
+        assert!(compared > 200, "only {compared} positions compared");
+        let mean = total / compared as f32;
+        assert!(
+            worst_rounding <= 1.5,
+            "integer rounding: largest difference {worst_rounding} cp"
+        );
+        assert!(
+            mean <= 8.0 && worst <= 40.0,
+            "quantisation: mean difference {mean} cp, largest {worst} cp"
+        );
+        eprintln!("quantisation: mean {mean} cp, largest {worst} cp; rounding {worst_rounding} cp");
+    }
+}

@@ -1,0 +1,328 @@
+//! The trainer's float network (the engine's architecture with any hidden width), its loss and
+//! gradients, Adam, quantisation into the engine's net format, and checkpoints.
+//!
+//! Forward pass for one position: `acc_p = b1 + Σ W1[f]` over the active features of each
+//! perspective p; `out = W2 · [screlu(acc_stm), screlu(acc_other)] + b2` with
+//! `screlu(x) = clamp(x, 0, 1)²`; the engine's evaluation is `out · SCALE` centipawns.
+//! Loss: `(sigmoid(out · SCALE / EVAL_SCALE) − target)²`, target = λ·result + (1 − λ)·
+//! sigmoid(score / EVAL_SCALE). Only the columns of active features get gradients (sparse
+//! first layer); Adam then updates every parameter once per batch.
+
+use super::data::{Samples, black_view};
+use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
+
+/// Centipawns that make one unit of the logistic in the loss (a score of +400 ≈ 73%).
+pub const EVAL_SCALE: f32 = 400.0;
+
+/// All parameters (or gradients, or Adam moments) of a network in one flat vector:
+/// W1 (INPUTS × hidden), b1 (hidden), W2 (2 × hidden), b2 (1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    pub hidden: usize,
+    pub values: Vec<f32>,
+}
+
+impl Params {
+    pub fn zeros(hidden: usize) -> Params {
+        Params {
+            hidden,
+            values: vec![0.0; INPUTS * hidden + 3 * hidden + 1],
+        }
+    }
+
+    /// Small random weights (uniform, scaled by fan-in) from `seed`.
+    pub fn random(hidden: usize, seed: u64) -> Params {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut p = Params::zeros(hidden);
+        let (w1, rest) = p.values.split_at_mut(INPUTS * hidden);
+        let r1 = 1.0 / (32.0f32).sqrt();
+        for w in w1.iter_mut() {
+            *w = rng.random_range(-r1..r1) * 0.5;
+        }
+        let r2 = 1.0 / ((2 * hidden) as f32).sqrt();
+        for w in rest[hidden..3 * hidden].iter_mut() {
+            *w = rng.random_range(-r2..r2);
+        }
+        p
+    }
+
+    pub fn b1_at(&self) -> usize {
+        INPUTS * self.hidden
+    }
+
+    pub fn w2_at(&self) -> usize {
+        INPUTS * self.hidden + self.hidden
+    }
+
+    pub fn b2_at(&self) -> usize {
+        INPUTS * self.hidden + 3 * self.hidden
+    }
+}
+
+/// The training target of position `i`.
+#[inline]
+pub fn target(samples: &Samples, i: usize, lambda: f32) -> f32 {
+    lambda * samples.result[i] + (1.0 - lambda) * sigmoid(samples.score[i] / EVAL_SCALE)
+}
+
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The network's output (`out`, in units of SCALE centipawns) for position `i`; fills `acc`
+/// (2 × hidden: side to move's perspective first) on the way.
+#[inline(always)]
+pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 {
+    let h = p.hidden;
+    let v = &p.values;
+    let (us, them) = acc.split_at_mut(h);
+    us.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
+    them.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
+    let black = samples.black[i];
+    for &f in samples.white_features(i) {
+        let (fu, ft) = if black {
+            (black_view(f), f)
+        } else {
+            (f, black_view(f))
+        };
+        let cu = &v[fu as usize * h..fu as usize * h + h];
+        let ct = &v[ft as usize * h..ft as usize * h + h];
+        for k in 0..h {
+            us[k] += cu[k];
+            them[k] += ct[k];
+        }
+    }
+    let w2 = &v[p.w2_at()..p.w2_at() + 2 * h];
+    let mut out = v[p.b2_at()];
+    for k in 0..2 * h {
+        let c = acc[k].clamp(0.0, 1.0);
+        out += c * c * w2[k];
+    }
+    out
+}
+
+/// Adds the gradient of position `i`'s loss to `grad`; returns the loss.
+#[inline(always)]
+pub fn backward(
+    p: &Params,
+    samples: &Samples,
+    i: usize,
+    lambda: f32,
+    acc: &mut [f32],
+    grad: &mut Params,
+) -> f32 {
+    let h = p.hidden;
+    let out = forward(p, samples, i, acc);
+    let scale = SCALE as f32 / EVAL_SCALE;
+    let pred = sigmoid(out * scale);
+    let t = target(samples, i, lambda);
+    let err = pred - t;
+    let g_out = 2.0 * err * pred * (1.0 - pred) * scale;
+    let (w2_at, b1_at, b2_at) = (p.w2_at(), p.b1_at(), p.b2_at());
+    grad.values[b2_at] += g_out;
+    // Gradient at the accumulators, reusing `acc` for it.
+    let w2 = &p.values[w2_at..w2_at + 2 * h];
+    for ((a, g), w) in acc
+        .iter_mut()
+        .zip(&mut grad.values[w2_at..w2_at + 2 * h])
+        .zip(w2)
+    {
+        let c = a.clamp(0.0, 1.0);
+        *g += g_out * c * c;
+        *a = if *a > 0.0 && *a < 1.0 {
+            g_out * w * 2.0 * *a
+        } else {
+            0.0
+        };
+    }
+    let (g_us, g_them) = acc.split_at(h);
+    for k in 0..h {
+        grad.values[b1_at + k] += g_us[k] + g_them[k];
+    }
+    let black = samples.black[i];
+    for &f in samples.white_features(i) {
+        let (fu, ft) = if black {
+            (black_view(f), f)
+        } else {
+            (f, black_view(f))
+        };
+        let cu = &mut grad.values[fu as usize * h..fu as usize * h + h];
+        for k in 0..h {
+            cu[k] += g_us[k];
+        }
+        let ct = &mut grad.values[ft as usize * h..ft as usize * h + h];
+        for k in 0..h {
+            ct[k] += g_them[k];
+        }
+    }
+    err * err
+}
+
+/// Gradient (summed, not averaged) and summed loss over `indices`.
+#[inline(always)]
+fn batch_generic(
+    p: &Params,
+    samples: &Samples,
+    indices: &[u32],
+    lambda: f32,
+    grad: &mut Params,
+) -> f64 {
+    let mut acc = vec![0.0; 2 * p.hidden];
+    let mut loss = 0.0f64;
+    for &i in indices {
+        loss += f64::from(backward(p, samples, i as usize, lambda, &mut acc, grad));
+    }
+    loss
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn batch_avx2(
+    p: &Params,
+    samples: &Samples,
+    indices: &[u32],
+    lambda: f32,
+    grad: &mut Params,
+) -> f64 {
+    batch_generic(p, samples, indices, lambda, grad)
+}
+
+/// Gradient and loss over `indices`, compiled for AVX2 when the CPU has it.
+pub fn batch_gradient(
+    p: &Params,
+    samples: &Samples,
+    indices: &[u32],
+    lambda: f32,
+    grad: &mut Params,
+) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features the function was compiled for.
+        return unsafe { batch_avx2(p, samples, indices, lambda, grad) };
+    }
+    batch_generic(p, samples, indices, lambda, grad)
+}
+
+/// Mean loss over a whole set (no gradient).
+pub fn mean_loss(p: &Params, samples: &Samples, lambda: f32) -> f64 {
+    let mut acc = vec![0.0; 2 * p.hidden];
+    let mut sum = 0.0f64;
+    for i in 0..samples.len() {
+        let out = forward(p, samples, i, &mut acc);
+        let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(samples, i, lambda);
+        sum += f64::from(e * e);
+    }
+    sum / samples.len().max(1) as f64
+}
+
+/// Adam with bias correction.
+pub struct Adam {
+    pub m: Params,
+    pub v: Params,
+    pub step: u64,
+}
+
+impl Adam {
+    pub fn new(hidden: usize) -> Adam {
+        Adam {
+            m: Params::zeros(hidden),
+            v: Params::zeros(hidden),
+            step: 0,
+        }
+    }
+
+    /// One step along `grad` (already averaged over the batch), then the output weights are
+    /// clipped to what the quantisation can hold.
+    pub fn update(&mut self, p: &mut Params, grad: &Params, lr: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        const EPS: f32 = 1e-8;
+        self.step += 1;
+        let c1 = 1.0 - B1.powi(self.step.min(1 << 20) as i32);
+        let c2 = 1.0 - B2.powi(self.step.min(1 << 20) as i32);
+        let step = lr * c2.sqrt() / c1;
+        for (((w, g), m), v) in p
+            .values
+            .iter_mut()
+            .zip(&grad.values)
+            .zip(self.m.values.iter_mut())
+            .zip(self.v.values.iter_mut())
+        {
+            *m = B1 * *m + (1.0 - B1) * g;
+            *v = B2 * *v + (1.0 - B2) * g * g;
+            *w -= step * *m / (v.sqrt() + EPS);
+        }
+        let w2 = p.w2_at();
+        for w in &mut p.values[w2..w2 + 2 * p.hidden] {
+            *w = w.clamp(-OUTPUT_WEIGHT_LIMIT, OUTPUT_WEIGHT_LIMIT);
+        }
+    }
+}
+
+/// The engine's quantized network from float parameters (the hidden width must be the
+/// engine's).
+pub fn quantize(p: &Params) -> Network {
+    assert_eq!(p.hidden, nnue::HIDDEN, "the engine's hidden width");
+    let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
+    let v = &p.values;
+    Network {
+        feature_weights: v[..p.b1_at()].iter().map(|&x| q(x, QA)).collect(),
+        feature_bias: v[p.b1_at()..p.w2_at()].iter().map(|&x| q(x, QA)).collect(),
+        output_weights: v[p.w2_at()..p.b2_at()].iter().map(|&x| q(x, QB)).collect(),
+        output_bias: (v[p.b2_at()] * (QA * QB) as f32).round() as i32,
+    }
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCKP";
+
+/// A checkpoint: parameters, Adam's state and the epochs done.
+pub fn save_checkpoint(
+    path: &str,
+    p: &Params,
+    adam: &Adam,
+    epochs_done: u32,
+) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(12 * p.values.len() + 32);
+    out.extend_from_slice(CHECKPOINT_MAGIC);
+    out.extend_from_slice(&(p.hidden as u32).to_le_bytes());
+    out.extend_from_slice(&epochs_done.to_le_bytes());
+    out.extend_from_slice(&adam.step.to_le_bytes());
+    for x in p.values.iter().chain(&adam.m.values).chain(&adam.v.values) {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, &out)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Reads a checkpoint written by [`save_checkpoint`]: parameters, Adam, epochs done.
+pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() < 24 || &bytes[..8] != CHECKPOINT_MAGIC {
+        return Err(format!("{path}: not a Scout training checkpoint"));
+    }
+    let hidden = u32::from_le_bytes(bytes[8..12].try_into().expect("4")) as usize;
+    let epochs = u32::from_le_bytes(bytes[12..16].try_into().expect("4"));
+    let step = u64::from_le_bytes(bytes[16..24].try_into().expect("8"));
+    let n = Params::zeros(hidden).values.len();
+    if bytes.len() != 24 + 12 * n {
+        return Err(format!("{path}: truncated checkpoint"));
+    }
+    let floats: Vec<f32> = bytes[24..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    let part = |k: usize| Params {
+        hidden,
+        values: floats[k * n..(k + 1) * n].to_vec(),
+    };
+    let adam = Adam {
+        m: part(1),
+        v: part(2),
+        step,
+    };
+    Ok((part(0), adam, epochs))
+}
