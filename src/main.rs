@@ -15,7 +15,7 @@ fn usage() -> ExitCode {
     eprintln!("                                  fixed-depth search over the bench positions");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
-    eprintln!("                     [--seed N] [--out FILE]     self-play training data");
+    eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lambda X] [--batch N]");
     eprintln!(
         "                   [--threads N] [--seed N] [--validation N] [--resume true] DATA..."
@@ -66,6 +66,9 @@ fn datagen(args: &[String]) -> Result<(), String> {
             "random-plies" => config.random_plies = number(&name, &value)?,
             "seed" => config.seed = number(&name, &value)?,
             "out" => config.out = value,
+            "net" => {
+                config.net = Some(std::sync::Arc::new(scout::nnue::file::load(&value)?));
+            }
             _ => return Err(format!("unknown option --{name}")),
         }
     }
