@@ -44,6 +44,7 @@ pub struct Options {
     pub move_overhead: u64,
     pub ponder: bool,
     pub chess960: bool,
+    pub show_wdl: bool,
 }
 
 impl Default for Options {
@@ -55,6 +56,7 @@ impl Default for Options {
             move_overhead: 10,
             ponder: false,
             chess960: false,
+            show_wdl: false,
         }
     }
 }
@@ -68,6 +70,8 @@ enum Job {
         time: TimeManager,
         tt: Arc<TranspositionTable>,
         mode: CastlingMode,
+        /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
+        wdl_material: Option<u32>,
     },
     Perft {
         root: Position,
@@ -87,11 +91,19 @@ enum Job {
 /// Prints the search's progress as UCI `info` lines.
 struct UciReporter {
     mode: CastlingMode,
+    wdl_material: Option<u32>,
 }
 
 impl Reporter for UciReporter {
     fn iteration(&mut self, info: &IterationInfo) {
-        emit(&uci::info_line(info, self.mode));
+        let mut line = uci::info_line(info, self.mode);
+        if let Some(material) = self.wdl_material {
+            let (w, d, l) = crate::wdl::wdl(info.score, material);
+            if let Some(at) = line.find(" nodes ") {
+                line.insert_str(at, &format!(" wdl {w} {d} {l}"));
+            }
+        }
+        emit(&line);
     }
 
     fn current_move(&mut self, depth: i32, mv: shakmaty::Move, number: usize) {
@@ -110,9 +122,10 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 time,
                 tt,
                 mode,
+                wdl_material,
             } => {
                 pool.set_tt(tt);
-                let mut reporter = UciReporter { mode };
+                let mut reporter = UciReporter { mode, wdl_material };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     pool.search(&root, &history, limits, time, &mut reporter)
@@ -418,6 +431,11 @@ impl Engine {
                     }
                 }
             }
+            "uci_showwdl" => {
+                if let Some(b) = boolean() {
+                    self.options.show_wdl = b;
+                }
+            }
             "evalfile" => self.set_eval_file(value.unwrap_or("")),
             _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
@@ -570,6 +588,10 @@ impl Engine {
             time: TimeManager::new(clock),
             tt: self.tt.clone(),
             mode: self.mode,
+            wdl_material: self
+                .options
+                .show_wdl
+                .then(|| crate::wdl::material(self.root.chess().board())),
         };
         self.send(job);
     }

@@ -14,6 +14,7 @@ pub mod time;
 pub mod tools;
 pub mod tt;
 pub mod uci;
+pub mod wdl;
 
 /// The engine's name and version as announced by `id name`.
 pub const NAME: &str = concat!("Scout ", env!("CARGO_PKG_VERSION"));

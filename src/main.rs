@@ -21,6 +21,7 @@ fn usage() -> ExitCode {
         "                   [--threads N] [--seed N] [--validation N] [--resume true] DATA..."
     );
     eprintln!("                                  trains the network on datagen files");
+    eprintln!("       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files");
     eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--min-usage N] [--threads N]");
     eprintln!("                  [--out FILE]");
     eprintln!("                                  Texel tuning of src/eval/weights.rs");
@@ -167,6 +168,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("wdl-fit") => match scout::tools::wdlfit::run(&args[1..], 3000) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                usage()
+            }
+        },
         Some(tool @ ("datagen" | "train" | "tune")) => {
             let run = match tool {
                 "datagen" => datagen,

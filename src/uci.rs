@@ -354,6 +354,7 @@ fn option_configs() -> Vec<UciOptionConfig> {
         spin("Move Overhead", 10, 0, 5000),
         check("Ponder", false),
         check("UCI_Chess960", false),
+        check("UCI_ShowWDL", false),
         UciOptionConfig::String {
             name: "EvalFile".to_string(),
             default: Some(crate::nnue::DEFAULT_EVAL_FILE.to_string()),

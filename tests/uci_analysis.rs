@@ -144,3 +144,45 @@ fn movetime_is_used_but_not_exceeded() {
         assert!(ms >= movetime / 2, "movetime {movetime} used only {ms} ms");
     }
 }
+
+/// `UCI_ShowWDL`: every scored `info` line carries `wdl W D L` (per mille, summing to 1000,
+/// before the pv), a winning score means more wins than losses, a mate is certain; off by
+/// default.
+#[test]
+fn show_wdl_prints_win_draw_loss_chances() {
+    let wdl_of = |line: &str| -> Option<(u32, u32, u32)> {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let i = t.iter().position(|&x| x == "wdl")?;
+        let n = |k: usize| t[i + k].parse::<u32>().unwrap();
+        assert!(i < t.iter().position(|&x| x == "pv").unwrap_or(usize::MAX));
+        Some((n(1), n(2), n(3)))
+    };
+    let mut e = Engine::spawn();
+    e.send("uci");
+    let banner = e.collect_until("uciok", |l| l == "uciok", GENEROUS);
+    assert!(banner.iter().any(|l| l == "option name UCI_ShowWDL type check default false"));
+    e.send("position startpos");
+    e.send("go depth 5");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(out.lines.iter().all(|l| wdl_of(l).is_none()), "wdl while off");
+
+    e.send("setoption name UCI_ShowWDL value true");
+    // White is a queen up.
+    e.send("position fen 4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 1");
+    e.send("go depth 8");
+    let out = e.wait_bestmove(GENEROUS);
+    let scored: Vec<&String> = out.lines.iter().filter(|l| l.contains(" score ")).collect();
+    assert!(!scored.is_empty());
+    for line in &scored {
+        let (w, d, l) = wdl_of(line).unwrap_or_else(|| panic!("no wdl: {line}"));
+        assert_eq!(w + d + l, 1000, "{line}");
+        assert!(w > 900 && l < 10, "{line}");
+    }
+    // Mate in one: certain.
+    e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    e.send("go depth 4");
+    let out = e.wait_bestmove(GENEROUS);
+    let last = out.lines.iter().rev().find(|l| l.contains(" score ")).unwrap();
+    assert!(last.contains("score mate 1"), "{last}");
+    assert_eq!(wdl_of(last), Some((1000, 0, 0)), "{last}");
+}

@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use shakmaty::{CastlingMode, Chess};
 
+use crate::tools::packed;
 use crate::eval::weights::{
     self, KING_DANGER_EG_DIVISOR, KING_DANGER_MG_DIVISOR, KING_DANGER_MG_MAX, danger,
 };
@@ -591,14 +592,31 @@ fn format_value(items: &[String], is_array: bool, indent: usize) -> String {
 pub fn run(config: &Config) -> Result<(), String> {
     let started = Instant::now();
     let mut text = String::new();
+    let mut records = Vec::new();
     for input in &config.inputs {
-        text.push_str(
-            &std::fs::read_to_string(input).map_err(|e| format!("cannot read {input}: {e}"))?,
-        );
-        text.push('\n');
+        let bytes = std::fs::read(input).map_err(|e| format!("cannot read {input}: {e}"))?;
+        match String::from_utf8(bytes) {
+            // Text: `FEN [result]` lines (the tuner's earlier format).
+            Ok(t) => {
+                text.push_str(&t);
+                text.push('\n');
+            }
+            // Binary: `datagen`'s packed records.
+            Err(e) => records.extend(
+                e.as_bytes()
+                    .chunks_exact(packed::RECORD)
+                    .map(|c| packed::Packed(c.try_into().expect("32 bytes"))),
+            ),
+        }
     }
-    let (data, skipped) = Dataset::parse(text.lines());
+    let (mut data, mut skipped) = Dataset::parse(text.lines());
     drop(text);
+    for record in records {
+        match record.position() {
+            Ok(pos) if data.push(&pos, record.outcome().score()) => {}
+            _ => skipped += 1,
+        }
+    }
     if config.progress {
         eprintln!(
             "loaded {} positions ({skipped} skipped) in {:.1}s",

@@ -1,0 +1,98 @@
+//! The win/draw/loss model behind `UCI_ShowWDL`: how often Scout's own self-play games were
+//! won, drawn and lost from a given score and amount of material.
+//!
+//! `P(win) = sigmoid((score − a(m)) / b(m))` and `P(loss) = sigmoid((−score − a(m)) / b(m))`,
+//! the draw taking the rest; `m` is the material on the board (pawn 1, knight and bishop 3,
+//! rook 5, queen 9, both sides, clamped to 10..78) and `a`, `b` are cubics in `m / 58`. `a` is
+//! the score at which a win becomes as likely as not, `b` how quickly it becomes certain. The
+//! coefficients are fitted by `scout wdl-fit` (`tools/wdlfit.rs`) to the results of the data
+//! generator's games; the README gives the data, the fit and its check on held-back games.
+
+use shakmaty::{Board, Role};
+
+use crate::search::MATE_BOUND;
+
+/// Coefficients of `a(m)` (constant first), in centipawns.
+pub const A: [f64; 4] = [250.0, 0.0, 0.0, 0.0];
+/// Coefficients of `b(m)` (constant first), in centipawns.
+pub const B: [f64; 4] = [100.0, 0.0, 0.0, 0.0];
+
+/// The material count the model reads.
+pub fn material(board: &Board) -> u32 {
+    [
+        (Role::Pawn, 1),
+        (Role::Knight, 3),
+        (Role::Bishop, 3),
+        (Role::Rook, 5),
+        (Role::Queen, 9),
+    ]
+    .iter()
+    .map(|&(role, value)| value * board.by_role(role).count() as u32)
+    .sum()
+}
+
+/// `x = m / 58` for the polynomials, `m` clamped to the range the data covers.
+pub fn material_x(material: u32) -> f64 {
+    f64::from(material.clamp(10, 78)) / 58.0
+}
+
+fn cubic(c: &[f64; 4], x: f64) -> f64 {
+    ((c[3] * x + c[2]) * x + c[1]) * x + c[0]
+}
+
+/// The model's parameters `(a, b)` at this material with these coefficients.
+pub fn params(a: &[f64; 4], b: &[f64; 4], material: u32) -> (f64, f64) {
+    let x = material_x(material);
+    (cubic(a, x), cubic(b, x).max(1.0))
+}
+
+/// Win and loss probabilities of `score` (side to move's view) under `(a, b)`.
+pub fn probabilities(score: f64, a: f64, b: f64) -> (f64, f64) {
+    let sigmoid = |t: f64| 1.0 / (1.0 + (-t).exp());
+    (sigmoid((score - a) / b), sigmoid((-score - a) / b))
+}
+
+/// Win, draw and loss chances in per mille (summing to 1000) for the side to move, for a
+/// search score and the material on the board. Mate scores are certain.
+pub fn wdl(score: i32, material: u32) -> (u32, u32, u32) {
+    if score >= MATE_BOUND {
+        return (1000, 0, 0);
+    }
+    if score <= -MATE_BOUND {
+        return (0, 0, 1000);
+    }
+    let (a, b) = params(&A, &B, material);
+    let (w, l) = probabilities(f64::from(score), a, b);
+    let w = (w * 1000.0).round() as u32;
+    let l = ((l * 1000.0).round() as u32).min(1000 - w);
+    (w, 1000 - w - l, l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Position};
+
+    #[test]
+    fn wdl_is_a_distribution_that_follows_the_score() {
+        let start = material(Chess::default().board());
+        assert_eq!(start, 78);
+        let mut last_win = 0;
+        for score in (-3000..=3000).step_by(50) {
+            for m in [0, 10, 30, 58, 78, 100] {
+                let (w, d, l) = wdl(score, m);
+                assert_eq!(w + d + l, 1000);
+                // Symmetric: the other side's view swaps win and loss.
+                let (w2, _, l2) = wdl(-score, m);
+                assert!(w.abs_diff(l2) <= 1 && l.abs_diff(w2) <= 1, "{score} {m}");
+            }
+            let (w, _, _) = wdl(score, 40);
+            assert!(w >= last_win);
+            last_win = w;
+        }
+        assert_eq!(wdl(MATE_BOUND + 5, 40), (1000, 0, 0));
+        assert_eq!(wdl(-MATE_BOUND - 5, 40), (0, 0, 1000));
+        let (w, d, _) = wdl(0, 58);
+        assert!(d > w, "an equal score is mostly a draw");
+    }
+}
