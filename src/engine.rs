@@ -280,7 +280,9 @@ impl Engine {
             Command::Eval => emit(crate::eval::trace(self.root.chess()).trim_end()),
             Command::Bench(depth) => {
                 self.wait_idle();
-                let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| d.clamp(1, 64) as i32);
+                let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| {
+                    d.clamp(1, 64) as i32
+                });
                 self.send(Job::Bench(depth));
             }
             Command::Perft(depth) => {

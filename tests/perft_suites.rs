@@ -188,7 +188,11 @@ fn check_cli_perft(depth: u32, fen: &str, mode: CastlingMode, expected: u64) {
     );
     for (m, n) in &divide {
         let child = play_line(&pos, &[m.as_str()], mode).unwrap();
-        assert_eq!(*n, scout::tools::perft::perft(&child, depth - 1), "{m} in {fen}");
+        assert_eq!(
+            *n,
+            scout::tools::perft::perft(&child, depth - 1),
+            "{m} in {fen}"
+        );
     }
     let sum: u64 = if depth == 0 {
         1

@@ -235,7 +235,11 @@ impl Searcher {
             {
                 break;
             }
-            if self.limits.soft_nodes.is_some_and(|soft| self.total_nodes() >= soft) {
+            if self
+                .limits
+                .soft_nodes
+                .is_some_and(|soft| self.total_nodes() >= soft)
+            {
                 break;
             }
             if self.root_moves.len() == 1 && self.time.is_timed() && depth >= 1 {

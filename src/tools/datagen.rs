@@ -23,9 +23,9 @@ use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
-use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::search::{Limits, MATE_BOUND, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
+use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::tt::TranspositionTable;
 
 /// What `scout datagen` does.
@@ -376,7 +376,6 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
 
     #[test]
     fn games_produce_quiet_labelled_positions() {
@@ -396,8 +395,9 @@ mod tests {
             };
             games += 1;
             positions += game.positions.len();
-            for fen in &game.positions {
-                let pos = Position::from_fen(fen, CastlingMode::Standard).expect("valid FEN");
+            for (chess, _) in &game.positions {
+                let pos = Position::new(chess.clone());
+                let fen = pos.fen();
                 assert!(!pos.in_check(), "{fen} is in check");
                 assert!(!pos.chess().legal_moves().is_empty(), "{fen} is over");
             }
@@ -418,14 +418,17 @@ mod tests {
             ..Config::default()
         };
         let written = run(&config).expect("datagen runs");
-        let text = std::fs::read_to_string(&out).expect("output exists");
+        let bytes = std::fs::read(&out).expect("output exists");
         let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(text.lines().count() as u64, written);
+        assert_eq!(bytes.len() % packed::RECORD, 0);
+        assert_eq!((bytes.len() / packed::RECORD) as u64, written);
         assert!(written > 0);
-        for line in text.lines() {
-            let (fen, tag) = line.rsplit_once(' ').expect("fen and result");
-            assert!(["[1.0]", "[0.5]", "[0.0]"].contains(&tag), "{line}");
-            Position::from_fen(fen, CastlingMode::Standard).expect("valid FEN");
+        assert_eq!(packed::count_games(&bytes), 2);
+        for chunk in bytes.chunks_exact(packed::RECORD) {
+            let record = Packed(chunk.try_into().expect("32 bytes"));
+            record.position().expect("a valid position");
+            let result = record.outcome().score();
+            assert!([0.0, 0.5, 1.0].contains(&result), "result {result}");
         }
     }
 }

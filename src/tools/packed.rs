@@ -91,7 +91,8 @@ impl Packed {
             .map_or(64, |sq| sq as u8);
         bytes[24] = ep | if pos.turn() == Color::Black { 0x80 } else { 0 };
         bytes[25] = pos.halfmoves().min(255) as u8;
-        bytes[26..28].copy_from_slice(&(pos.fullmoves().get().min(u16::MAX as u32) as u16).to_le_bytes());
+        bytes[26..28]
+            .copy_from_slice(&(pos.fullmoves().get().min(u16::MAX as u32) as u16).to_le_bytes());
         let score = white_score.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
         bytes[28..30].copy_from_slice(&score.to_le_bytes());
         bytes[30] = outcome as u8;
@@ -100,7 +101,9 @@ impl Packed {
     }
 
     pub fn occupancy(&self) -> Bitboard {
-        Bitboard(u64::from_le_bytes(self.0[0..8].try_into().expect("8 bytes")))
+        Bitboard(u64::from_le_bytes(
+            self.0[0..8].try_into().expect("8 bytes"),
+        ))
     }
 
     /// The pieces with their squares, in square order (castling rooks as plain rooks).
@@ -163,10 +166,9 @@ impl Packed {
             None
         };
         setup.halfmoves = self.0[25] as u32;
-        setup.fullmoves = std::num::NonZeroU32::new(
-            u16::from_le_bytes([self.0[26], self.0[27]]).max(1) as u32,
-        )
-        .expect("at least 1");
+        setup.fullmoves =
+            std::num::NonZeroU32::new(u16::from_le_bytes([self.0[26], self.0[27]]).max(1) as u32)
+                .expect("at least 1");
         Chess::from_setup(setup, CastlingMode::Chess960).map_err(|e| e.to_string())
     }
 }
@@ -206,13 +208,31 @@ mod tests {
     #[test]
     fn records_round_trip() {
         let fens = [
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
-            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w Kq - 3 17", CastlingMode::Standard),
-            ("rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", CastlingMode::Standard),
-            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 99 300", CastlingMode::Standard),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w Kq - 3 17",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbqkb1r/ppppp1pp/7n/4Pp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+                CastlingMode::Standard,
+            ),
+            (
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 99 300",
+                CastlingMode::Standard,
+            ),
             // Chess960: rooks on b and g files carry the rights.
-            ("1rkbbnrq/pppppppp/8/8/8/8/PPPPPPPP/1RKBBNRQ w GBgb - 0 1", CastlingMode::Chess960),
-            ("1rkbbnrq/pppppppp/8/8/8/8/PPPPPPPP/1RKBBNRQ b Gb - 0 9", CastlingMode::Chess960),
+            (
+                "1rkbbnrq/pppppppp/8/8/8/8/PPPPPPPP/1RKBBNRQ w GBgb - 0 1",
+                CastlingMode::Chess960,
+            ),
+            (
+                "1rkbbnrq/pppppppp/8/8/8/8/PPPPPPPP/1RKBBNRQ b Gb - 0 9",
+                CastlingMode::Chess960,
+            ),
         ];
         for (i, (fen, mode)) in fens.iter().enumerate() {
             let pos = ScoutPosition::from_fen(fen, *mode).unwrap();
@@ -220,12 +240,11 @@ mod tests {
             let score = [-32768, -1, 0, 1, 250, 32767][i];
             let packed = Packed::new(pos.chess(), score, outcome, (i % 2) as u8);
             let back = packed.position().unwrap();
+            assert_eq!(ScoutPosition::new(back.clone()).fen(), pos.fen(), "{fen}");
             assert_eq!(
-                ScoutPosition::new(back.clone()).fen(),
-                pos.fen(),
-                "{fen}"
+                back.castles().castling_rights(),
+                pos.chess().castles().castling_rights()
             );
-            assert_eq!(back.castles().castling_rights(), pos.chess().castles().castling_rights());
             assert_eq!(packed.score() as i32, score);
             assert_eq!(packed.outcome(), outcome);
             assert_eq!(packed.flags(), (i % 2) as u8);
