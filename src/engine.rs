@@ -19,6 +19,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
 use shakmaty::{CastlingMode, Color, Position as _, Square};
 
+use crate::book::{self, Book};
 use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
@@ -35,6 +36,11 @@ pub fn emit(line: &str) {
     let _ = lock.flush();
 }
 
+/// `BookDepth`'s default: the book answers the first 20 moves of each side (40 plies) at most.
+pub const DEFAULT_BOOK_DEPTH: u32 = 40;
+/// `BookDepth`'s maximum.
+pub const MAX_BOOK_DEPTH: u32 = 1024;
+
 /// The options a GUI can set.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -45,6 +51,12 @@ pub struct Options {
     pub ponder: bool,
     pub chess960: bool,
     pub show_wdl: bool,
+    /// Play book moves (`OwnBook`).
+    pub own_book: bool,
+    /// The Polyglot book's path as given (`BookFile`; empty: none).
+    pub book_file: String,
+    /// The book is used while the game ply is below this (`BookDepth`).
+    pub book_depth: u32,
 }
 
 impl Default for Options {
@@ -57,6 +69,9 @@ impl Default for Options {
             ponder: false,
             chess960: false,
             show_wdl: false,
+            own_book: false,
+            book_file: String::new(),
+            book_depth: DEFAULT_BOOK_DEPTH,
         }
     }
 }
@@ -178,6 +193,8 @@ pub struct Engine {
     debug: bool,
     /// The network the search evaluates with (`None`: the handcrafted evaluation).
     net: Option<Arc<Network>>,
+    /// The opening book read from `BookFile` (`None`: no file, or it could not be read).
+    book: Option<Book>,
 }
 
 impl Engine {
@@ -204,6 +221,7 @@ impl Engine {
             busy: false,
             debug: false,
             net: nnue::default_network(),
+            book: None,
         }
     }
 
@@ -437,6 +455,22 @@ impl Engine {
                 }
             }
             "evalfile" => self.set_eval_file(value.unwrap_or("")),
+            "ownbook" => {
+                if let Some(b) = boolean() {
+                    self.options.own_book = b;
+                    if b && self.book.is_none() {
+                        emit(&uci::info_string(
+                            "OwnBook is on but no book is loaded: set BookFile to a Polyglot .bin",
+                        ));
+                    }
+                }
+            }
+            "bookfile" => self.set_book_file(value),
+            "bookdepth" => {
+                if let Some(n) = number(0, MAX_BOOK_DEPTH as i64) {
+                    self.options.book_depth = n as u32;
+                }
+            }
             _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
     }
@@ -471,6 +505,50 @@ impl Engine {
         // Stored static evaluations came from the old evaluation.
         self.tt.clear();
         emit(&uci::info_string(&format!("evaluating with {what}")));
+    }
+
+    /// `BookFile`: reads the book now, so a bad file is reported at once (and the book is
+    /// then off). No value, an empty one or `<empty>` unloads the book.
+    fn set_book_file(&mut self, value: Option<&str>) {
+        self.book = None;
+        let path = value.unwrap_or("").trim();
+        if path.is_empty() || path == "<empty>" {
+            self.options.book_file.clear();
+            emit(&uci::info_string("no book file: the book is off"));
+            return;
+        }
+        self.options.book_file = path.to_string();
+        match Book::open(std::path::Path::new(path)) {
+            Ok(b) => {
+                emit(&uci::info_string(&format!(
+                    "book {path}: {} entries",
+                    b.len()
+                )));
+                self.book = Some(b);
+            }
+            Err(e) => emit(&uci::info_string(&format!("book off: {e}"))),
+        }
+    }
+
+    /// A move from the opening book for `go`, if the book may be used: `OwnBook` on and a book
+    /// loaded, standard chess, a game on the clock (`wtime`/`btime` given; not `infinite`,
+    /// `ponder` or `searchmoves`), the game ply below `BookDepth`, and the position in the
+    /// book with a move of positive weight.
+    fn book_move(&self, go: &Go) -> Option<book::Choice> {
+        let book = self.book.as_ref()?;
+        let playing = go.wtime.is_some() || go.btime.is_some();
+        if !self.options.own_book
+            || self.options.chess960
+            || self.mode != CastlingMode::Standard
+            || !playing
+            || go.infinite
+            || go.ponder
+            || !go.searchmoves.is_empty()
+            || book::game_ply(self.root.chess()) >= self.options.book_depth
+        {
+            return None;
+        }
+        book.choose(self.root.chess(), &mut rand::rng())
     }
 
     fn set_position(&mut self, start: Start, moves: &[String]) {
@@ -527,6 +605,15 @@ impl Engine {
         }
         if let Some(depth) = go.perft {
             self.perft(depth);
+            return;
+        }
+        if let Some(choice) = self.book_move(&go) {
+            let text = uci::move_text(choice.mv, self.mode);
+            emit(&uci::info_string(&format!(
+                "book move {text} (weight {} of total {})",
+                choice.weight, choice.total
+            )));
+            emit(&uci::bestmove(Some(choice.mv), None, self.mode));
             return;
         }
         let white = self.root.turn() == Color::White;

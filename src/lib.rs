@@ -2,6 +2,7 @@
 //!
 //! One module per concern; `main.rs` only dispatches command-line arguments.
 
+pub mod book;
 pub mod engine;
 pub mod eval;
 pub mod movepick;

@@ -21,7 +21,9 @@ fn usage() -> ExitCode {
         "                   [--threads N] [--seed N] [--validation N] [--resume true] DATA..."
     );
     eprintln!("                                  trains the network on datagen files");
-    eprintln!("       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files");
+    eprintln!(
+        "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
+    );
     eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--min-usage N] [--threads N]");
     eprintln!("                  [--out FILE]");
     eprintln!("                                  Texel tuning of src/eval/weights.rs");

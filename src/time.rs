@@ -21,6 +21,8 @@ pub struct TimeManager {
     start: Instant,
     soft_ms: Option<u64>,
     hard_ms: Option<u64>,
+    /// The limits come from the game clock (`wtime`/`btime`), not from `movetime`.
+    on_clock: bool,
 }
 
 /// Moves assumed still to play in sudden death, for sharing out the clock.
@@ -36,6 +38,7 @@ impl TimeManager {
             start: Instant::now(),
             soft_ms: None,
             hard_ms: None,
+            on_clock: false,
         }
     }
 
@@ -77,6 +80,7 @@ impl TimeManager {
         };
         tm.soft_ms = Some(soft.max(1.0) as u64);
         tm.hard_ms = Some(hard.max(1.0) as u64);
+        tm.on_clock = true;
         tm
     }
 
@@ -94,9 +98,15 @@ impl TimeManager {
         self.start.elapsed().as_millis() as u64
     }
 
-    /// Is there a time limit at all?
+    /// Is there a time limit at all (the clock or `movetime`)?
     pub fn is_timed(&self) -> bool {
         self.hard_ms.is_some()
+    }
+
+    /// Do the limits come from the game clock (`wtime`/`btime` without `movetime`)? Only then
+    /// is time saved for later moves, e.g. when there is a single legal move.
+    pub fn on_clock(&self) -> bool {
+        self.on_clock
     }
 
     /// The soft limit in ms, if any.
@@ -114,13 +124,17 @@ impl TimeManager {
         self.hard_ms.is_some_and(|h| self.elapsed_ms() >= h)
     }
 
-    /// May another iteration start? The soft limit is scaled by how settled the search is:
-    /// it stretches when the best move keeps changing or the score dropped, and shrinks
-    /// when the same best move survived several iterations and took most of the nodes.
+    /// May another iteration start? On the clock the soft limit is scaled by how settled the
+    /// search is: it stretches when the best move keeps changing or the score dropped, and
+    /// shrinks when the same best move survived several iterations and took most of the
+    /// nodes. `movetime` asks for exactly that time: its limit is not scaled.
     pub fn should_start_iteration(&self, stability: Stability) -> bool {
         let Some(soft) = self.soft_ms else {
             return true;
         };
+        if !self.on_clock {
+            return self.elapsed_ms() < soft;
+        }
         let soft = (soft as f64 * stability.scale()).min(self.hard_ms.unwrap_or(u64::MAX) as f64);
         (self.elapsed_ms() as f64) < soft
     }
@@ -289,5 +303,43 @@ mod tests {
     #[test]
     fn untimed_without_clock() {
         assert!(!TimeManager::new(Clock::default()).is_timed());
+        assert!(!TimeManager::new(Clock::default()).on_clock());
+    }
+
+    #[test]
+    fn movetime_is_timed_but_not_on_the_clock() {
+        let clock = Clock {
+            time: Some(10_000),
+            ..Clock::default()
+        };
+        assert!(TimeManager::new(clock).on_clock());
+        let movetime = TimeManager::new(Clock {
+            movetime: Some(1000),
+            ..Clock::default()
+        });
+        assert!(movetime.is_timed() && !movetime.on_clock());
+        // movetime wins over a clock sent with it.
+        let both = TimeManager::new(Clock {
+            movetime: Some(1000),
+            ..clock
+        });
+        assert!(!both.on_clock());
+    }
+
+    #[test]
+    fn movetime_is_not_shortened_by_a_settled_search() {
+        let settled = Stability {
+            stable_iterations: 10,
+            best_move_share: 1.0,
+            ..Stability::default()
+        };
+        assert!(settled.scale() < 0.5);
+        let movetime = TimeManager::new(Clock {
+            movetime: Some(1000),
+            ..Clock::default()
+        });
+        // Past 0.5 × 1000 ms a scaled limit would stop; movetime goes on to its end.
+        std::thread::sleep(std::time::Duration::from_millis(550));
+        assert!(movetime.should_start_iteration(settled));
     }
 }

@@ -129,8 +129,33 @@ pub fn parse(line: &str) -> Command {
         },
         "perft" => parse_perft(args),
         "flip" => Command::Invalid("flip is not supported".into()),
+        "setoption" => match parse_simple(&keyword, args) {
+            Command::SetOption {
+                name,
+                value: Some(joined),
+            } => Command::SetOption {
+                name,
+                value: Some(raw_option_value(line, &tokens[start..]).unwrap_or(joined)),
+            },
+            other => other,
+        },
         _ => parse_simple(&keyword, args),
     }
+}
+
+/// The value of `setoption name <id> value <x>` as written in the line: everything after the
+/// first `value` token, trimmed, with its inner whitespace kept (vampirc sees the tokens joined
+/// by single spaces, which would change a path with a run of spaces or a tab in it).
+/// `tokens` are slices of `line`, starting at `setoption`.
+fn raw_option_value(line: &str, tokens: &[&str]) -> Option<String> {
+    // tokens: setoption name <at least one name token> value ...
+    let keyword = tokens
+        .iter()
+        .skip(3)
+        .find(|t| t.eq_ignore_ascii_case("value"))?;
+    let end = keyword.as_ptr() as usize - line.as_ptr() as usize + keyword.len();
+    let raw = line.get(end..)?.trim();
+    (!raw.is_empty()).then(|| raw.to_string())
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -359,6 +384,18 @@ fn option_configs() -> Vec<UciOptionConfig> {
             name: "EvalFile".to_string(),
             default: Some(crate::nnue::DEFAULT_EVAL_FILE.to_string()),
         },
+        check("OwnBook", false),
+        // `<empty>` is the usual way of writing an empty string default.
+        UciOptionConfig::String {
+            name: "BookFile".to_string(),
+            default: Some("<empty>".to_string()),
+        },
+        spin(
+            "BookDepth",
+            crate::engine::DEFAULT_BOOK_DEPTH as i64,
+            0,
+            crate::engine::MAX_BOOK_DEPTH as i64,
+        ),
     ]
 }
 
@@ -471,6 +508,30 @@ mod tests {
             Command::SetOption {
                 name: "Clear Hash".into(),
                 value: None
+            }
+        );
+    }
+
+    #[test]
+    fn setoption_values_keep_their_spaces() {
+        let value = |line: &str| match parse(line) {
+            Command::SetOption { value, .. } => value,
+            other => panic!("{line:?} gave {other:?}"),
+        };
+        assert_eq!(
+            value("setoption name BookFile value /tmp/my books/a  b\tc.bin\r\n"),
+            Some("/tmp/my books/a  b\tc.bin".into())
+        );
+        assert_eq!(
+            value("setoption name BookFile VALUE  C:\\Books\\Value Book.bin"),
+            Some("C:\\Books\\Value Book.bin".into())
+        );
+        assert_eq!(value("setoption name BookFile"), None);
+        assert_eq!(
+            parse("setoption\tname  Book File   value x"),
+            Command::SetOption {
+                name: "Book File".into(),
+                value: Some("x".into())
             }
         );
     }

@@ -1,5 +1,5 @@
 //! Analysis features over the real binary: MultiPV line counts and ordering, searchmoves
-//! (also with MultiPV), `go mate`, and movetime accuracy.
+//! (also with MultiPV), `go mate`, movetime accuracy, and searches with a single legal move.
 
 mod common;
 
@@ -160,11 +160,18 @@ fn show_wdl_prints_win_draw_loss_chances() {
     let mut e = Engine::spawn();
     e.send("uci");
     let banner = e.collect_until("uciok", |l| l == "uciok", GENEROUS);
-    assert!(banner.iter().any(|l| l == "option name UCI_ShowWDL type check default false"));
+    assert!(
+        banner
+            .iter()
+            .any(|l| l == "option name UCI_ShowWDL type check default false")
+    );
     e.send("position startpos");
     e.send("go depth 5");
     let out = e.wait_bestmove(GENEROUS);
-    assert!(out.lines.iter().all(|l| wdl_of(l).is_none()), "wdl while off");
+    assert!(
+        out.lines.iter().all(|l| wdl_of(l).is_none()),
+        "wdl while off"
+    );
 
     e.send("setoption name UCI_ShowWDL value true");
     // White is a queen up.
@@ -182,7 +189,108 @@ fn show_wdl_prints_win_draw_loss_chances() {
     e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     e.send("go depth 4");
     let out = e.wait_bestmove(GENEROUS);
-    let last = out.lines.iter().rev().find(|l| l.contains(" score ")).unwrap();
+    let last = out
+        .lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" score "))
+        .unwrap();
     assert!(last.contains("score mate 1"), "{last}");
     assert_eq!(wdl_of(last), Some((1000, 0, 0)), "{last}");
+}
+
+/// Black's only legal move is Kb8, after which Rd8 mates.
+const SINGLE_MOVE_MATED: &str = "2k5/8/1K6/8/8/8/8/3R4 b - - 1 1";
+/// Black's only legal move is Kxf7, in a full middlegame.
+const SINGLE_MOVE_MIDDLEGAME: &str =
+    "r1bqkb1r/pppp1Qpp/2n2n2/4p3/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 0 4";
+/// The depth at which a single legal move on the clock is answered (`SINGLE_MOVE_DEPTH`).
+const SINGLE_MOVE_DEPTH: i64 = 8;
+
+/// The depth and score of the last scored info line.
+fn last_depth_and_score(lines: &[String]) -> (i64, (String, i64)) {
+    let last = lines
+        .iter()
+        .rfind(|l| l.starts_with("info depth") && l.contains(" score "))
+        .unwrap_or_else(|| panic!("no scored info line in {lines:#?}"));
+    (
+        info_value(last, "depth").unwrap(),
+        info_score(last).unwrap(),
+    )
+}
+
+#[test]
+fn single_legal_move_honours_depth_and_movetime() {
+    let mut e = Engine::spawn();
+    e.send(&format!("position fen {SINGLE_MOVE_MATED}"));
+    for go in ["go depth 6", "go depth 12 movetime 5000"] {
+        e.send(go);
+        let out = e.wait_bestmove(GENEROUS);
+        let depth = go
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .parse::<i64>()
+            .unwrap();
+        assert_eq!(out.best, "c8b8");
+        assert_eq!(
+            last_depth_and_score(&out.lines),
+            (depth, ("mate".to_string(), -1)),
+            "{go}: {:#?}",
+            out.lines
+        );
+    }
+    // movetime is used (not answered at depth 1): a lower bound only, which a slow machine
+    // cannot break.
+    e.send(&format!("position fen {SINGLE_MOVE_MIDDLEGAME}"));
+    let t = std::time::Instant::now();
+    e.send("go movetime 400");
+    let out = e.wait_bestmove(GENEROUS);
+    let elapsed = t.elapsed().as_millis();
+    assert_eq!(out.best, "e8f7");
+    assert!(
+        elapsed >= 200,
+        "go movetime 400 answered after {elapsed} ms"
+    );
+    assert!(last_depth_and_score(&out.lines).0 > 1, "{:#?}", out.lines);
+    // go nodes is honoured too: from a fresh table (a deterministic search), 50,000 nodes
+    // go deeper than the single-move depth.
+    e.send("ucinewgame");
+    e.send("go nodes 50000");
+    let out = e.wait_bestmove(GENEROUS);
+    let (depth, _) = last_depth_and_score(&out.lines);
+    assert!(depth > SINGLE_MOVE_DEPTH, "depth {depth}: {:#?}", out.lines);
+}
+
+#[test]
+fn single_legal_move_on_the_clock_answers_with_a_real_score() {
+    let mut e = Engine::spawn();
+    e.send(&format!("position fen {SINGLE_MOVE_MATED}"));
+    e.send("go wtime 10000 btime 10000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_eq!(out.best, "c8b8");
+    let (depth, score) = last_depth_and_score(&out.lines);
+    assert_eq!(score, ("mate".to_string(), -1), "{:#?}", out.lines);
+    // Answered early: no deeper than the single-move depth.
+    assert!(
+        (2..=SINGLE_MOVE_DEPTH).contains(&depth),
+        "depth {depth}: {:#?}",
+        out.lines
+    );
+    // A real position: searched a few plies, not more than the single-move depth.
+    e.send(&format!("position fen {SINGLE_MOVE_MIDDLEGAME}"));
+    e.send("go wtime 10000 btime 10000 winc 100 binc 100");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_eq!(out.best, "e8f7");
+    let (depth, (kind, cp)) = last_depth_and_score(&out.lines);
+    assert!(
+        depth <= SINGLE_MOVE_DEPTH,
+        "depth {depth}: {:#?}",
+        out.lines
+    );
+    assert!(
+        kind == "cp" && cp > 500,
+        "Black is a queen up: {:#?}",
+        out.lines
+    );
 }

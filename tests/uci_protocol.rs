@@ -2,7 +2,7 @@
 //! match runners use, bad input of every kind, stop/quit/isready latency, pondering,
 //! searches that must not crash, positions without legal moves, the legality of every move the
 //! engine prints (bestmove, ponder, pv, currmove) over the bench positions, Chess960 castling
-//! notation, node limits and the Hash option.
+//! notation, node limits, the Hash option and the opening book (OwnBook, BookFile, BookDepth).
 //!
 //! Run with `cargo test --release --test uci_protocol` (`-- --nocapture` shows the measured
 //! latencies).
@@ -1468,5 +1468,246 @@ fn several_threads_search_legally_stop_promptly_and_share_the_node_limit() {
         &out,
         STD,
     );
+    e.assert_alive();
+}
+
+// -------------------------------------------------------------------------------------------
+// Opening book (OwnBook, BookFile, BookDepth)
+
+/// The Polyglot book of `../shared/data/polyglot`, with a clear message when it is missing.
+fn book_path() -> std::path::PathBuf {
+    let path = crate_root().join("../shared/data/polyglot/performance.bin");
+    assert!(
+        path.is_file(),
+        "{} is missing: the ../shared directory must sit beside the checkout",
+        path.display()
+    );
+    path
+}
+
+/// The `info string book move ...` lines of a search output.
+fn book_lines(out: &SearchOutput) -> Vec<&String> {
+    out.lines
+        .iter()
+        .filter(|l| l.starts_with("info string book move"))
+        .collect()
+}
+
+/// Sets `BookFile` and returns the `info string` that answers it.
+fn set_book_file(e: &mut Engine, value: &str) -> String {
+    e.send(&format!("setoption name BookFile value {value}"));
+    e.expect_line(
+        "the info string answering BookFile",
+        |l| l.starts_with("info string book ") || l.starts_with("info string no book file"),
+        GENEROUS,
+    )
+}
+
+/// Checks that `out` is a book answer for `pos`: exactly one `info string book move M (weight w
+/// of total t)` naming the bestmove, whose weight and total are the book's, and no search.
+fn assert_book_answer(e: &Engine, pos: &Chess, out: &SearchOutput) {
+    let book = scout::book::Book::open(&book_path()).unwrap();
+    let moves = book.moves(pos);
+    let total: u32 = moves.iter().map(|b| b.weight).sum();
+    let lines = book_lines(out);
+    assert_eq!(lines.len(), 1, "one book line expected: {:#?}", out.lines);
+    let best = engine_move(pos, &out.best, STD).unwrap();
+    let weight = moves
+        .iter()
+        .find(|b| b.mv == best)
+        .unwrap_or_else(|| panic!("bestmove {} is not a book move\n{}", out.best, e.report()))
+        .weight;
+    assert!(weight > 0, "a zero-weight book move was played");
+    assert_eq!(
+        lines[0].as_str(),
+        format!(
+            "info string book move {} (weight {weight} of total {total})",
+            out.best
+        )
+    );
+    assert!(
+        out.score_lines().is_empty() && out.ponder.is_none(),
+        "a book move is answered without a search: {:#?}",
+        out.lines
+    );
+}
+
+#[test]
+fn book_options_are_announced() {
+    let mut e = Engine::spawn();
+    let lines = e.uci();
+    for expected in [
+        "option name OwnBook type check default false",
+        "option name BookFile type string default <empty>",
+        "option name BookDepth type spin default 40 min 0 max 1024",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "missing {expected:?} in {lines:#?}"
+        );
+    }
+}
+
+#[test]
+fn own_book_plays_book_moves_on_the_clock_only() {
+    let mut e = Engine::spawn();
+    e.uci();
+    e.send("setoption name ownbook value TRUE");
+    let loaded = set_book_file(&mut e, book_path().to_str().unwrap());
+    assert!(loaded.ends_with(": 92954 entries"), "{loaded}");
+    e.isready_ok(GENEROUS);
+    let start = Chess::default();
+
+    // On the clock: a book move at once, several times (the choice is random; each one is a
+    // book move with its weight).
+    e.send("position startpos");
+    for _ in 0..5 {
+        e.send("go wtime 1000 btime 1000");
+        let out = e.wait_bestmove(GENEROUS);
+        assert_book_answer(&e, &start, &out);
+    }
+    // Deeper in the book, with increments and movestogo too.
+    let after_e4 = after_moves(&start, &["e2e4"]);
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 60000 btime 60000 winc 1000 binc 1000 movestogo 40");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_book_answer(&e, &after_e4, &out);
+
+    // Analysis does not use the book: depth, nodes, movetime, infinite, ponder, searchmoves.
+    e.send("position startpos");
+    e.send("go depth 5");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    assert_eq!(
+        out.score_lines()
+            .last()
+            .and_then(|l| info_value(l, "depth")),
+        Some(5),
+        "{:#?}",
+        out.lines
+    );
+    assert_legal(&e, &start, &out, STD);
+    for go in ["go nodes 2000", "go movetime 100"] {
+        e.send(go);
+        let out = e.wait_bestmove(GENEROUS);
+        assert!(book_lines(&out).is_empty(), "{go}: {:#?}", out.lines);
+        assert!(
+            !out.score_lines().is_empty(),
+            "{go} searched: {:#?}",
+            out.lines
+        );
+    }
+    let out = go_then_stop(&mut e, "go infinite", 100);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    let out = go_then_stop(&mut e, "go ponder wtime 1000 btime 1000", 100);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    e.send("go wtime 1000 btime 1000 searchmoves g1f3");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    assert_eq!(out.best, "g1f3");
+
+    // Out of book: a search. 1.g4 e5 2.f3 is not in the book (and Qh4 mates).
+    let out_of_book = after_moves(&start, &["g2g4", "e7e5", "f2f3"]);
+    e.send("position startpos moves g2g4 e7e5 f2f3");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    assert_legal(&e, &out_of_book, &out, STD);
+    assert_eq!(out.best, "d8h4");
+
+    // BookDepth bounds the game ply: 1 allows the first move only.
+    e.send("setoption name BookDepth value 1");
+    e.send("position startpos");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_book_answer(&e, &start, &out);
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    assert_legal(&e, &after_e4, &out, STD);
+    e.send("setoption name BookDepth value 40");
+
+    // Never in Chess960.
+    e.send("setoption name UCI_Chess960 value true");
+    e.send("position startpos");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    e.send("setoption name UCI_Chess960 value false");
+
+    // OwnBook off: a search.
+    e.send("setoption name OwnBook value false");
+    e.send("position startpos");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+    assert_legal(&e, &start, &out, STD);
+    e.assert_alive();
+}
+
+#[test]
+fn book_file_paths_may_hold_spaces() {
+    let dir = std::env::temp_dir().join(format!("scout book test {}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("my  opening\tbook.bin");
+    std::fs::copy(book_path(), &path).unwrap();
+    let mut e = Engine::spawn();
+    e.send("setoption name OwnBook value true");
+    let answer = set_book_file(&mut e, path.to_str().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(answer.ends_with(": 92954 entries"), "{answer}");
+    e.send("position startpos");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_book_answer(&e, &Chess::default(), &out);
+}
+
+#[test]
+fn bad_book_files_are_reported_and_the_engine_still_plays() {
+    let dir = std::env::temp_dir().join(format!("scout-bad-books-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let whole = std::fs::read(book_path()).unwrap();
+    let truncated = dir.join("truncated.bin");
+    std::fs::write(&truncated, &whole[..1000]).unwrap();
+    let empty = dir.join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let missing = dir.join("missing.bin");
+
+    let mut e = Engine::spawn();
+    e.send("setoption name OwnBook value true");
+    let start = Chess::default();
+    for bad in [&missing, &truncated, &empty, &dir] {
+        // A good book first, so that the bad one must really switch it off.
+        set_book_file(&mut e, book_path().to_str().unwrap());
+        let answer = set_book_file(&mut e, bad.to_str().unwrap());
+        assert!(
+            answer.starts_with("info string book off: "),
+            "{}: {answer}",
+            bad.display()
+        );
+        e.send("position startpos");
+        e.send("go wtime 1000 btime 1000");
+        let out = e.wait_bestmove(GENEROUS);
+        assert!(book_lines(&out).is_empty(), "{:#?}", out.lines);
+        assert_legal(&e, &start, &out, STD);
+    }
+    // An empty value (and `<empty>`) unloads the book.
+    for none in [
+        "setoption name BookFile value <empty>",
+        "setoption name BookFile",
+    ] {
+        set_book_file(&mut e, book_path().to_str().unwrap());
+        e.send(none);
+        e.expect_line(
+            "the info string of an unloaded book",
+            |l| l == "info string no book file: the book is off",
+            GENEROUS,
+        );
+        e.send("go wtime 1000 btime 1000");
+        let out = e.wait_bestmove(GENEROUS);
+        assert!(book_lines(&out).is_empty(), "{none}: {:#?}", out.lines);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
     e.assert_alive();
 }

@@ -16,6 +16,10 @@ use crate::position::Position;
 use crate::time::{Stability, TimeManager};
 use crate::tt::Bound;
 
+/// With a single legal move on the clock, the search stops at this depth (or after a quarter
+/// of the soft limit): the move is forced, the search only gives it a real score.
+pub const SINGLE_MOVE_DEPTH: i32 = 8;
+
 impl Searcher {
     /// Searches `root` (reached through the game positions with keys `history`, the root's own
     /// key last or absent) within `limits` and `time`, reporting to `reporter`.
@@ -245,11 +249,10 @@ impl Searcher {
             {
                 break;
             }
-            if self.root_moves.len() == 1 && self.time.is_timed() && depth >= 1 {
-                // Only one legal move: answer at once.
+            let pondering = self.check_ponderhit();
+            if !pondering && self.single_move_done(depth) {
                 break;
             }
-            let pondering = self.check_ponderhit();
             if !pondering
                 && !self.limits.infinite
                 && !self.time.should_start_iteration(Stability {
@@ -283,6 +286,26 @@ impl Searcher {
             depth: completed_depth,
             nodes: self.total_nodes(),
         }
+    }
+
+    /// A single legal move in a game on the clock: no choice to make, so once the search has
+    /// a real score for it (`SINGLE_MOVE_DEPTH`, or a quarter of the soft limit spent) the time
+    /// is saved for later moves. An explicit `depth`, `nodes`, `mate`, `movetime` or
+    /// `infinite` is honoured in full.
+    fn single_move_done(&self, depth: i32) -> bool {
+        let limits = &self.limits;
+        if self.root_moves.len() != 1
+            || !limits.searchmoves.is_empty()
+            || !self.time.on_clock()
+            || limits.infinite
+            || limits.depth.is_some()
+            || limits.nodes.is_some()
+            || limits.mate.is_some()
+        {
+            return false;
+        }
+        let quarter = self.time.soft_ms().map_or(u64::MAX, |soft| soft / 4);
+        depth >= SINGLE_MOVE_DEPTH || self.time.elapsed_ms() >= quarter
     }
 
     pub(super) fn pondering(&self) -> bool {

@@ -25,12 +25,12 @@ use std::time::Instant;
 
 use shakmaty::{CastlingMode, Chess};
 
-use crate::tools::packed;
 use crate::eval::weights::{
     self, KING_DANGER_EG_DIVISOR, KING_DANGER_MG_DIVISOR, KING_DANGER_MG_MAX, danger,
 };
 use crate::eval::{Coefficients, PHASE_MAX, S, SCALE_MAX, coefficients};
 use crate::position::Position;
+use crate::tools::packed;
 
 /// What `scout tune` does.
 #[derive(Clone, Debug)]

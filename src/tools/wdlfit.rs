@@ -65,9 +65,9 @@ fn log_loss(a: &[f64; 4], b: &[f64; 4], cells: &[Cell]) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for c in cells {
         let p = predict(a, b, c);
-        for k in 0..3 {
-            sum -= c.counts[k] * p[k].max(1e-12).ln();
-            n += c.counts[k];
+        for (count, p) in c.counts.iter().zip(p) {
+            sum -= count * p.max(1e-12).ln();
+            n += count;
         }
     }
     sum / n.max(1.0)
@@ -87,11 +87,9 @@ fn gradient(a: &[f64; 4], b: &[f64; 4], cells: &[Cell]) -> [f64; 8] {
         // Derivatives of p_win and p_loss by a and b.
         let (dw_da, dw_db) = (-sw / pb, -sw * u / pb);
         let (dl_da, dl_db) = (-sl / pb, -sl * v / pb);
-        let da = -(c.counts[0] * dw_da / w.max(1e-12)
-            + c.counts[2] * dl_da / l.max(1e-12)
+        let da = -(c.counts[0] * dw_da / w.max(1e-12) + c.counts[2] * dl_da / l.max(1e-12)
             - c.counts[1] * (dw_da + dl_da) / d);
-        let db = -(c.counts[0] * dw_db / w.max(1e-12)
-            + c.counts[2] * dl_db / l.max(1e-12)
+        let db = -(c.counts[0] * dw_db / w.max(1e-12) + c.counts[2] * dl_db / l.max(1e-12)
             - c.counts[1] * (dw_db + dl_db) / d);
         let mut xk = 1.0;
         for k in 0..4 {
@@ -184,12 +182,7 @@ pub fn run(inputs: &[String], iterations: usize) -> Result<String, String> {
         .map(|k| totals[k] * (totals[k] / n.max(1.0)).max(1e-12).ln())
         .sum::<f64>()
         / n.max(1.0);
-    let fmt = |c: &[f64; 4]| {
-        format!(
-            "[{:.3}, {:.3}, {:.3}, {:.3}]",
-            c[0], c[1], c[2], c[3]
-        )
-    };
+    let fmt = |c: &[f64; 4]| format!("[{:.3}, {:.3}, {:.3}, {:.3}]", c[0], c[1], c[2], c[3]);
     Ok(format!(
         "{} positions ({} held back, one game in ten)\n\
          pub const A: [f64; 4] = {};\npub const B: [f64; 4] = {};\n\
@@ -255,7 +248,10 @@ mod tests {
         for m in [12, 30, 50, 70] {
             let (ta, tb) = wdl::params(&a_true, &b_true, m);
             let (ga, gb) = wdl::params(&fa, &fb, m);
-            assert!((ta - ga).abs() < 5.0 && (tb - gb).abs() < 5.0, "material {m}: a {ta} vs {ga}, b {tb} vs {gb}");
+            assert!(
+                (ta - ga).abs() < 5.0 && (tb - gb).abs() < 5.0,
+                "material {m}: a {ta} vs {ga}, b {tb} vs {gb}"
+            );
         }
     }
 }

@@ -1,0 +1,486 @@
+//! The opening book: reading a Polyglot `.bin` file, probing it for a position, and choosing
+//! one of its moves at random, weighted by the book's weights.
+//!
+//! A Polyglot book is a sequence of 16-byte big-endian entries sorted by key:
+//! `u64 key, u16 move, u16 weight, u32 learn`. The whole file is read into memory (a typical
+//! book is one or two MB) and probed by binary search. The key is the Polyglot Zobrist hash,
+//! which shakmaty's `Zobrist64` reproduces when the en-passant file is hashed the Polyglot way:
+//! only when a pawn of the side to move stands beside the pawn that just advanced two squares
+//! (a pseudo-legal capture, legal or not): `EnPassantMode::PseudoLegal`. (The search's keys use
+//! `EnPassantMode::Legal`, so they differ from the book's in the rare position where that
+//! capture would expose the king.)
+//!
+//! A move is 15 bits: to-square in bits 0–5, from-square in bits 6–11 (square = file + 8 ×
+//! rank), promotion in bits 12–14 (1 knight, 2 bishop, 3 rook, 4 queen). Castling is written
+//! king-takes-own-rook (`e1h1`, `e1a1`, `e8h8`, `e8a8`), which is how shakmaty's `Move::Castle`
+//! names its squares, so every legal move is encoded and the entries are matched against them;
+//! an entry that matches no legal move is skipped. Books are for standard chess only: the
+//! engine never asks the book in Chess960.
+//!
+//! When to use the book (the `OwnBook`, `BookFile`, `BookDepth` options, the kind of `go`) is
+//! the controller's decision (`engine.rs`); this module only answers what the book holds.
+
+use std::path::Path;
+
+use rand::{Rng, RngExt};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position as _, Role};
+
+/// Size of one book entry in bytes.
+pub const ENTRY_SIZE: usize = 16;
+
+/// The largest book file read (the biggest published books are a few hundred MB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// One entry of the book file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub key: u64,
+    pub mv: u16,
+    pub weight: u16,
+    pub learn: u32,
+}
+
+impl Entry {
+    /// Decodes one 16-byte big-endian entry.
+    pub fn from_bytes(b: &[u8; ENTRY_SIZE]) -> Entry {
+        Entry {
+            key: u64::from_be_bytes(b[0..8].try_into().unwrap()),
+            mv: u16::from_be_bytes([b[8], b[9]]),
+            weight: u16::from_be_bytes([b[10], b[11]]),
+            learn: u32::from_be_bytes([b[12], b[13], b[14], b[15]]),
+        }
+    }
+}
+
+/// A legal book move of a position with its weight (the sum over duplicate entries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookMove {
+    pub mv: Move,
+    pub weight: u32,
+}
+
+/// The move chosen for a position: the move, its weight, and the total weight of the
+/// position's book moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub mv: Move,
+    pub weight: u32,
+    pub total: u32,
+}
+
+/// A Polyglot book held in memory.
+#[derive(Clone, Debug)]
+pub struct Book {
+    entries: Vec<Entry>,
+}
+
+impl Book {
+    /// Reads a book file. Refuses (with a message saying why) a file that is missing,
+    /// unreadable, empty, not a whole number of entries long, or not sorted by key.
+    pub fn open(path: &Path) -> Result<Book, String> {
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        // Only a regular file of sensible size: a device such as /dev/zero would never end.
+        let meta = std::fs::metadata(path).map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a file", path.display()));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{} is {} MB, more than the {} MB a book may have",
+                path.display(),
+                meta.len() >> 20,
+                MAX_FILE_BYTES >> 20
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        Book::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Reads a book from the bytes of a file (see `open`).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, String> {
+        if bytes.is_empty() {
+            return Err("the file is empty".into());
+        }
+        if !bytes.len().is_multiple_of(ENTRY_SIZE) {
+            return Err(format!(
+                "{} bytes is not a whole number of {ENTRY_SIZE}-byte entries (truncated?)",
+                bytes.len()
+            ));
+        }
+        let entries: Vec<Entry> = bytes
+            .chunks_exact(ENTRY_SIZE)
+            .map(|c| Entry::from_bytes(c.try_into().unwrap()))
+            .collect();
+        if let Some(i) = entries.windows(2).position(|w| w[0].key > w[1].key) {
+            return Err(format!(
+                "entries are not sorted by key (entry {}); not a Polyglot book?",
+                i + 1
+            ));
+        }
+        Ok(Book { entries })
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Is the book empty? (Never, for a book that `open` accepted.)
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries stored under `key`, in file order (binary search).
+    pub fn entries(&self, key: u64) -> &[Entry] {
+        let start = self.entries.partition_point(|e| e.key < key);
+        let len = self.entries[start..].partition_point(|e| e.key == key);
+        &self.entries[start..start + len]
+    }
+
+    /// The legal book moves of `pos`, in file order, duplicates merged (weights added).
+    /// Entries that decode to no legal move are skipped.
+    pub fn moves(&self, pos: &Chess) -> Vec<BookMove> {
+        let entries = self.entries(key(pos));
+        if entries.is_empty() {
+            return Vec::new();
+        }
+        let legal = pos.legal_moves();
+        let mut out: Vec<BookMove> = Vec::new();
+        for e in entries {
+            let Some(&mv) = legal.iter().find(|&&m| encode_move(m) == e.mv & 0x7fff) else {
+                continue;
+            };
+            match out.iter_mut().find(|b| b.mv == mv) {
+                Some(b) => b.weight += u32::from(e.weight),
+                None => out.push(BookMove {
+                    mv,
+                    weight: u32::from(e.weight),
+                }),
+            }
+        }
+        out
+    }
+
+    /// A book move for `pos`, chosen at random with probability weight / total; `None` when
+    /// the position is not in the book or all its moves have weight 0.
+    pub fn choose<R: Rng + ?Sized>(&self, pos: &Chess, rng: &mut R) -> Option<Choice> {
+        let moves = self.moves(pos);
+        let i = pick_weighted(&moves, rng)?;
+        Some(Choice {
+            mv: moves[i].mv,
+            weight: moves[i].weight,
+            total: moves.iter().map(|m| m.weight).sum(),
+        })
+    }
+}
+
+/// The Polyglot key of a position.
+pub fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0
+}
+
+/// The Polyglot encoding of a move (castling as king-takes-own-rook).
+pub fn encode_move(m: Move) -> u16 {
+    let from = m.from().map_or(0, |s| s as u16);
+    let to = m.to() as u16;
+    let promotion = match m.promotion() {
+        Some(Role::Knight) => 1,
+        Some(Role::Bishop) => 2,
+        Some(Role::Rook) => 3,
+        Some(Role::Queen) => 4,
+        _ => 0,
+    };
+    to | (from << 6) | (promotion << 12)
+}
+
+/// The legal move of `pos` that a Polyglot move stands for, if any.
+pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
+    let raw = raw & 0x7fff;
+    pos.legal_moves()
+        .into_iter()
+        .find(|&m| encode_move(m) == raw)
+}
+
+/// The index of a move drawn with probability weight / total; `None` when the total is 0.
+pub fn pick_weighted<R: Rng + ?Sized>(moves: &[BookMove], rng: &mut R) -> Option<usize> {
+    let total: u64 = moves.iter().map(|m| u64::from(m.weight)).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = rng.random_range(0..total);
+    for (i, m) in moves.iter().enumerate() {
+        let w = u64::from(m.weight);
+        if r < w {
+            return Some(i);
+        }
+        r -= w;
+    }
+    unreachable!("the draw is below the total weight")
+}
+
+/// The game ply of a position: 0 at the start, counted from the fullmove number and the side
+/// to move (what `BookDepth` is compared with).
+pub fn game_ply(pos: &Chess) -> u32 {
+    let full = pos.fullmoves().get();
+    (full - 1).saturating_mul(2) + u32::from(pos.turn() == Color::Black)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{CastlingMode, FromSetup};
+
+    fn play(moves: &[&str]) -> Chess {
+        let mut pos = Chess::default();
+        for text in moves {
+            let m = text.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+        }
+        pos
+    }
+
+    fn from_fen(fen: &str) -> Chess {
+        let setup = fen.parse::<Fen>().unwrap().into_setup();
+        Chess::from_setup(setup, CastlingMode::Standard).unwrap()
+    }
+
+    fn uci(m: Move) -> String {
+        UciMove::from_move(m, CastlingMode::Standard).to_string()
+    }
+
+    fn book_path() -> std::path::PathBuf {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/polyglot/performance.bin");
+        assert!(
+            path.is_file(),
+            "{} is missing: the ../shared directory must sit beside the checkout",
+            path.display()
+        );
+        path
+    }
+
+    fn performance() -> Book {
+        Book::open(&book_path()).unwrap()
+    }
+
+    /// The test keys published with the Polyglot book format.
+    #[test]
+    fn polyglot_test_keys() {
+        let cases: [(&[&str], u64); 9] = [
+            (&[], 0x463b96181691fc9c),
+            (&["e2e4"], 0x823c9b50fd114196),
+            (&["e2e4", "d7d5"], 0x0756b94461c50fb0),
+            (&["e2e4", "d7d5", "e4e5"], 0x662fafb965db29d4),
+            // White's e5 pawn stands beside f5: the en-passant file is hashed.
+            (&["e2e4", "d7d5", "e4e5", "f7f5"], 0x22a48b5a8e47ff78),
+            (
+                &["e2e4", "d7d5", "e4e5", "f7f5", "e1e2"],
+                0x652a607ca3f242c1,
+            ),
+            (
+                &["e2e4", "d7d5", "e4e5", "f7f5", "e1e2", "e8f7"],
+                0x00fdd303c946bdd9,
+            ),
+            (
+                &["a2a4", "b7b5", "h2h4", "b5b4", "c2c4"],
+                0x3c8123ea7b067637,
+            ),
+            (
+                &["a2a4", "b7b5", "h2h4", "b5b4", "c2c4", "b4c3", "a1a3"],
+                0x5c3f9b829b279560,
+            ),
+        ];
+        for (moves, expected) in cases {
+            assert_eq!(key(&play(moves)), expected, "Polyglot key after {moves:?}");
+        }
+    }
+
+    /// Polyglot hashes the en-passant file when a capture is pseudo-legal, even when it would
+    /// expose the king; shakmaty's `Legal` mode would leave it out.
+    #[test]
+    fn en_passant_file_is_hashed_for_a_pinned_capturer() {
+        // Black has just played d7d5; the e5 pawn could take en passant, but the rook on a5
+        // pins it along the fifth rank against the king on h5.
+        let pinned = from_fen("4k3/8/8/r2pP2K/8/8/8/8 w - d6 0 2");
+        assert!(pinned.en_passant_moves().is_empty());
+        let without_ep = from_fen("4k3/8/8/r2pP2K/8/8/8/8 w - - 0 2");
+        // Polyglot's random number for the en-passant file d (Random64[772 + 3]).
+        assert_eq!(key(&pinned) ^ key(&without_ep), 0x1c99ded33cb890a1);
+        // The same number separates the published keys with and without a capturer
+        // beside the pawn on another file: f (Random64[772 + 5]) after e4 d5 e5 f5.
+        let with_f = play(&["e2e4", "d7d5", "e4e5", "f7f5"]);
+        let no_f = from_fen("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3");
+        assert_eq!(key(&with_f) ^ key(&no_f), 0xd0e4427a5514fb72);
+    }
+
+    #[test]
+    fn move_encoding_round_trips_and_castles_king_takes_rook() {
+        let pos = from_fen("r3k2r/pPpp1ppp/8/8/8/8/PPPP1PPP/R3K2R w KQkq - 0 1");
+        for m in pos.legal_moves() {
+            assert_eq!(decode_move(&pos, encode_move(m)), Some(m), "{}", uci(m));
+        }
+        // e1h1 = to h1 (7) | from e1 (4) << 6; e1a1 = to a1 (0) | from e1 << 6.
+        let short = decode_move(&pos, 7 | (4 << 6)).unwrap();
+        let long = decode_move(&pos, 4 << 6).unwrap();
+        assert_eq!((uci(short), uci(long)), ("e1g1".into(), "e1c1".into()));
+        // b7xa8=N: to a8 (56), from b7 (49), promotion 1.
+        let promo = decode_move(&pos, 56 | (49 << 6) | (1 << 12)).unwrap();
+        assert_eq!(uci(promo), "b7a8n");
+        // Not legal here: e2e4 (no pawn on e2).
+        assert_eq!(decode_move(&pos, 28 | (12 << 6)), None);
+    }
+
+    #[test]
+    fn start_position_book_moves() {
+        let book = performance();
+        assert_eq!(book.len(), 1_487_264 / ENTRY_SIZE);
+        let start = Chess::default();
+        let moves = book.moves(&start);
+        let texts: Vec<String> = moves.iter().map(|b| uci(b.mv)).collect();
+        for wanted in ["e2e4", "d2d4"] {
+            let m = moves.iter().find(|b| uci(b.mv) == wanted);
+            assert!(
+                m.is_some_and(|b| b.weight > 0),
+                "{wanted} with a positive weight in {texts:?}"
+            );
+        }
+        // Every entry of the position decodes to a legal move.
+        assert_eq!(moves.len(), book.entries(key(&start)).len(), "{texts:?}");
+    }
+
+    #[test]
+    fn book_moves_after_a_few_moves_are_legal() {
+        let book = performance();
+        let after_e4 = play(&["e2e4"]);
+        let replies: Vec<String> = book.moves(&after_e4).iter().map(|b| uci(b.mv)).collect();
+        assert!(
+            replies.contains(&"e7e5".to_string()) && replies.contains(&"c7c5".to_string()),
+            "replies to 1.e4: {replies:?}"
+        );
+        // Walk the book breadth-first for four plies: every entry of every position reached
+        // decodes to a legal move, and there are positions with castling moves to decode.
+        let mut frontier = vec![Chess::default()];
+        let mut positions = 0;
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for pos in &frontier {
+                let moves = book.moves(pos);
+                assert_eq!(moves.len(), book.entries(key(pos)).len());
+                positions += 1;
+                for b in moves {
+                    let mut child = pos.clone();
+                    child.play_unchecked(b.mv);
+                    next.push(child);
+                }
+            }
+            frontier = next;
+        }
+        assert!(positions > 10, "only {positions} book positions reached");
+        // A position out of the book.
+        assert!(book.moves(&play(&["g2g4", "e7e5", "f2f3"])).is_empty());
+    }
+
+    #[test]
+    fn weighted_choice_follows_the_weights() {
+        let m = |text: &str| {
+            text.parse::<UciMove>()
+                .unwrap()
+                .to_move(&Chess::default())
+                .unwrap()
+        };
+        let moves = [
+            BookMove {
+                mv: m("e2e4"),
+                weight: 3,
+            },
+            BookMove {
+                mv: m("d2d4"),
+                weight: 0,
+            },
+            BookMove {
+                mv: m("c2c4"),
+                weight: 1,
+            },
+        ];
+        let mut rng = StdRng::seed_from_u64(14);
+        let mut counts = [0u32; 3];
+        for _ in 0..8000 {
+            counts[pick_weighted(&moves, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(counts[1], 0, "a zero-weight move was chosen: {counts:?}");
+        // Expected 6000 : 2000; 5 standard deviations are about 200.
+        assert!((5700..=6300).contains(&counts[0]), "{counts:?}");
+        assert!((1700..=2300).contains(&counts[2]), "{counts:?}");
+        let zero = [BookMove {
+            mv: m("e2e4"),
+            weight: 0,
+        }];
+        assert_eq!(pick_weighted(&zero, &mut rng), None);
+        assert_eq!(pick_weighted(&[], &mut rng), None);
+    }
+
+    #[test]
+    fn choose_reports_weight_and_total() {
+        let book = performance();
+        let start = Chess::default();
+        let total: u32 = book.moves(&start).iter().map(|b| b.weight).sum();
+        let mut rng = StdRng::seed_from_u64(1);
+        for _ in 0..50 {
+            let c = book.choose(&start, &mut rng).unwrap();
+            assert_eq!(c.total, total);
+            assert!(c.weight > 0 && c.weight <= total);
+            assert!(start.is_legal(c.mv));
+        }
+        assert_eq!(
+            book.choose(&play(&["g2g4", "e7e5", "f2f3"]), &mut rng),
+            None
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("scout-book-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(Book::open(&dir.join("no-such-book.bin")).is_err());
+        assert!(Book::open(&dir).is_err(), "a directory is not a book");
+        #[cfg(unix)]
+        assert!(
+            Book::open(Path::new("/dev/zero"))
+                .unwrap_err()
+                .contains("not a file")
+        );
+        let whole = std::fs::read(book_path()).unwrap();
+        let truncated = dir.join("truncated.bin");
+        std::fs::write(&truncated, &whole[..whole.len() - 5]).unwrap();
+        let err = Book::open(&truncated).unwrap_err();
+        assert!(err.contains("truncated"), "{err}");
+        let empty = dir.join("empty.bin");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(Book::open(&empty).unwrap_err().contains("empty"));
+        // Sixteen bytes per entry but out of order: not a book.
+        let entry = |key: u64| {
+            let mut b = key.to_be_bytes().to_vec();
+            b.extend_from_slice(&[0; 8]);
+            b
+        };
+        let unsorted = [entry(2), entry(2), entry(1)].concat();
+        assert!(Book::from_bytes(&unsorted).unwrap_err().contains("sorted"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        // A whole book of one entry works.
+        let one = Book::from_bytes(&whole[..16]).unwrap();
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn game_ply_counts_from_the_fullmove_number() {
+        assert_eq!(game_ply(&Chess::default()), 0);
+        assert_eq!(game_ply(&play(&["e2e4"])), 1);
+        assert_eq!(game_ply(&play(&["e2e4", "e7e5", "g1f3"])), 3);
+        assert_eq!(game_ply(&from_fen("4k3/8/8/8/8/8/8/4K3 b - - 0 20")), 39);
+    }
+}
