@@ -12,10 +12,11 @@ use shakmaty::{Board, Role};
 
 use crate::search::MATE_BOUND;
 
-/// Coefficients of `a(m)` (constant first), in centipawns.
-pub const A: [f64; 4] = [250.0, 0.0, 0.0, 0.0];
+/// Coefficients of `a(m)` (constant first), in centipawns, as printed by `scout wdl-fit` (the
+/// README says on which data).
+pub const A: [f64; 4] = [404.883, -637.178, 287.175, 14.937];
 /// Coefficients of `b(m)` (constant first), in centipawns.
-pub const B: [f64; 4] = [100.0, 0.0, 0.0, 0.0];
+pub const B: [f64; 4] = [139.731, -147.009, 44.436, 58.992];
 
 /// The material count the model reads.
 pub fn material(board: &Board) -> u32 {
