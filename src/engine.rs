@@ -154,8 +154,10 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                         let any = root.chess().legal_moves().first().copied();
                         emit(&uci::bestmove(any, None, mode));
                         let threads = pool.threads();
+                        let net = pool.main().network().cloned();
                         pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
                         pool.set_threads(threads);
+                        pool.set_network(net);
                     }
                 }
             }

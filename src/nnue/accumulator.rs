@@ -16,7 +16,7 @@ use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
 use super::simd::Kernels;
 use super::{HIDDEN, Network, feature};
 
-/// Both perspectives' accumulators, White's first.
+/// Both perspectives' accumulators, indexed by `Color as usize` (Black 0, White 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Accumulator {
@@ -161,6 +161,10 @@ impl AccumulatorStack {
     /// ancestor.
     pub fn accumulator(&mut self, ply: usize) -> &Accumulator {
         let mut first = ply;
+        assert!(
+            self.computed[0],
+            "the accumulator stack was not reset to a root"
+        );
         while !self.computed[first] {
             first -= 1;
         }

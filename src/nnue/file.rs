@@ -14,7 +14,7 @@
 //! A file whose magic, version, architecture, length or checksum does not match what this
 //! engine computes is refused with a message saying which.
 
-use super::{HIDDEN, INPUTS, Network, QA, QB, SCALE};
+use super::{HIDDEN, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
 
 const MAGIC: &[u8; 8] = b"SCOUTNET";
 const VERSION: u32 = 1;
@@ -112,6 +112,12 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
     let feature_bias = take(HIDDEN);
     let output_weights = take(2 * HIDDEN);
     let output_bias = i32::from_le_bytes(body[body.len() - 4..].try_into().expect("4 bytes"));
+    let limit = (OUTPUT_WEIGHT_LIMIT * QB as f32) as i16;
+    if output_weights.iter().any(|w| w.abs() > limit) {
+        return Err(format!(
+            "output weights beyond ±{limit} (the SCReLU product would not fit 16 bits)"
+        ));
+    }
     Ok(Network {
         feature_weights,
         feature_bias,

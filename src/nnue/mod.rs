@@ -31,6 +31,8 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Network output 1.0 is this many centipawns.
 pub const SCALE: i32 = 400;
+/// Largest static evaluation the net returns, in centipawns (as the handcrafted evaluation).
+pub const EVAL_LIMIT: i32 = crate::eval::EVAL_LIMIT - 1;
 /// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
 pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
 
@@ -76,7 +78,10 @@ impl Network {
         let sum = kernels
             .screlu_dot(us, &self.output_weights[..HIDDEN])
             .wrapping_add(kernels.screlu_dot(them, &self.output_weights[HIDDEN..]));
-        (sum / QA + self.output_bias) * SCALE / (QA * QB)
+        let cp = (i64::from(sum / QA) + i64::from(self.output_bias)) * i64::from(SCALE)
+            / i64::from(QA * QB);
+        // Within the range of static evaluations, far from mate scores.
+        cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
 }
 

@@ -37,6 +37,7 @@ impl Kernels {
     /// `child = parent + Σ adds − Σ subs`, lane by lane (wrapping i16).
     #[inline]
     pub fn update(self, parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
+        // Checked here, once per call: the AVX2 loop reads HIDDEN lanes of every slice.
         assert!(parent.len() == HIDDEN && child.len() == HIDDEN);
         assert!(adds.iter().chain(subs).all(|c| c.len() == HIDDEN));
         match self {

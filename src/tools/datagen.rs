@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,8 +37,8 @@ pub struct Config {
     pub nodes: u64,
     /// Worker threads (each plays its own games).
     pub threads: usize,
-    /// Uniformly random plies at the start of each game (one more on every other game, so
-    /// that both colours start on the move).
+    /// Uniformly random plies at the start of each game (one more in half of the games, at
+    /// random, so that both colours start on the move).
     pub random_plies: usize,
     /// Games whose position after the random plies scores beyond this are thrown away.
     pub max_opening_score: i32,
@@ -100,7 +100,11 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
         std::fs::create_dir_all(dir)?;
     }
     // Resume: keep the whole games already written, cut off an unfinished one.
-    let existing = std::fs::read(&config.out).unwrap_or_default();
+    let existing = match std::fs::read(&config.out) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
     let keep = packed::complete_length(&existing);
     let games_before = packed::count_games(&existing[..keep]);
     let file = File::options()
@@ -127,16 +131,32 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
     let progress = Progress::default();
     progress.games.store(games_before, Ordering::Relaxed);
     let next_game = AtomicU64::new(games_before);
-    let done = AtomicBool::new(false);
+    let live = AtomicUsize::new(config.threads.max(1));
+    let failed: Mutex<Option<std::io::Error>> = Mutex::new(None);
     let start = Instant::now();
     std::thread::scope(|s| {
         for id in 0..config.threads.max(1) {
-            let (out, progress, next_game) = (&out, &progress, &next_game);
-            s.spawn(move || worker(config, seed, id as u64, next_game, progress, out));
+            let (out, progress, next_game, live, failed) =
+                (&out, &progress, &next_game, &live, &failed);
+            s.spawn(move || {
+                // Counts the worker out however it ends (a panic included).
+                struct Leave<'a>(&'a AtomicUsize);
+                impl Drop for Leave<'_> {
+                    fn drop(&mut self) {
+                        self.0.fetch_sub(1, Ordering::Relaxed);
+                    }
+                }
+                let _leave = Leave(live);
+                if let Err(e) = worker(config, seed, id as u64, next_game, progress, out) {
+                    // Stop every worker: the file cannot take more.
+                    next_game.store(u64::MAX / 2, Ordering::Relaxed);
+                    *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            });
         }
         if config.progress {
             s.spawn(|| {
-                while !done.load(Ordering::Relaxed) {
+                while live.load(Ordering::Relaxed) > 0 {
                     std::thread::sleep(Duration::from_millis(500));
                     let games = progress.games.load(Ordering::Relaxed);
                     if games >= config.games {
@@ -147,8 +167,10 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
             });
         }
     });
-    done.store(true, Ordering::Relaxed);
     out.lock().unwrap_or_else(|e| e.into_inner()).0.flush()?;
+    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
     if config.progress {
         print_progress(config, &progress, start, games_before, true);
         summary(config, &progress);
@@ -174,7 +196,7 @@ fn summary(config: &Config, p: &Progress) {
     eprintln!(
         "datagen: {games} games this run (White +{} ={} -{}), {positions} positions kept \
          ({:.1} a game), {duplicates} duplicates of positions already in {} ({:.2}%), \
-         {} unbalanced openings thrown away",
+         {} unbalanced openings and games without a kept position thrown away",
         p.white_wins.load(Ordering::Relaxed),
         p.draws.load(Ordering::Relaxed),
         p.black_wins.load(Ordering::Relaxed),
@@ -217,7 +239,7 @@ fn worker(
     next_game: &AtomicU64,
     progress: &Progress,
     out: &Mutex<(BufWriter<File>, HashSet<u64>)>,
-) {
+) -> std::io::Result<()> {
     let mut rng = StdRng::seed_from_u64(seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let tt = Arc::new(TranspositionTable::new(16));
     let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
@@ -226,7 +248,10 @@ fn worker(
     }
     while next_game.fetch_add(1, Ordering::Relaxed) < config.games {
         let game = loop {
-            if let Some(game) = play_game(config, &mut rng, &mut searcher, &tt) {
+            // A game that kept no position is not a game of the file: play another.
+            if let Some(game) = play_game(config, &mut rng, &mut searcher, &tt)
+                && !game.positions.is_empty()
+            {
                 break game;
             }
             progress.discarded.fetch_add(1, Ordering::Relaxed);
@@ -254,13 +279,14 @@ fn worker(
                 .duplicates
                 .fetch_add(duplicates as u64, Ordering::Relaxed);
             // A whole game at once, flushed: an interruption loses at most the games in play.
-            let _ = writer.write_all(&bytes).and_then(|()| writer.flush());
+            writer.write_all(&bytes).and_then(|()| writer.flush())?;
         }
         progress
             .positions
             .fetch_add(game.positions.len() as u64, Ordering::Relaxed);
         progress.games.fetch_add(1, Ordering::Relaxed);
     }
+    Ok(())
 }
 
 /// A finished game: the quiet positions it produced with their scores from White's point of

@@ -37,7 +37,7 @@ fn cells(records: &[packed::Packed], held_back: bool) -> Vec<Cell> {
         let material: u32 = r.pieces().map(|(_, p)| value(p.role)).sum();
         let stm_white = r.turn() == Color::White;
         let score = i32::from(r.score()) * if stm_white { 1 } else { -1 };
-        let score = (score.clamp(-2000, 2000) / 10) * 10;
+        let score = (score.clamp(-2000, 2000) + 5).div_euclid(10) * 10;
         let outcome = match (r.outcome(), stm_white) {
             (Outcome::Draw, _) => 1,
             (Outcome::Win, true) | (Outcome::Loss, false) => 0,

@@ -95,6 +95,10 @@ pub fn load(paths: &[String], validation_every: u64) -> Result<(Samples, Samples
                 game += 1;
             }
         }
+        if records.last().is_some_and(|r| r.flags() & GAME_END == 0) {
+            // An unfinished game at the end of a file is a game of its own.
+            game += 1;
+        }
     }
     Ok((train, valid))
 }

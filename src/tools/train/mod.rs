@@ -2,8 +2,8 @@
 //!
 //! Mini-batch Adam over the training positions, split across threads (each thread sums the
 //! gradient of its share of the batch; the shares are added in a fixed order, so a run is
-//! reproducible for a given `--seed` and `--threads`). The learning rate follows a cosine from
-//! `--lr` down to 5% of it over the epochs. After every epoch the loss on the held-out games is
+//! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
+//! follows a cosine from `--lr` towards 5% of it over the epochs. After every epoch the loss on the held-out games is
 //! printed, the quantized net is written to `--out` and a checkpoint (float weights and Adam's
 //! moments) to `--out`.ckpt, from which `--resume` continues.
 
@@ -144,7 +144,13 @@ pub fn train(
     for epoch in first_epoch..config.epochs {
         let epoch_start = Instant::now();
         let lr = learning_rate(config.lr, epoch, config.epochs);
+        // Each epoch's order depends on the seed and the epoch alone, so a resumed run
+        // continues exactly as the uninterrupted one.
         let mut rng = StdRng::seed_from_u64(config.seed ^ (u64::from(epoch) << 32));
+        order
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, o)| *o = i as u32);
         order.shuffle(&mut rng);
         let mut loss_sum = 0.0f64;
         for batch in order.chunks(config.batch.max(1)) {
@@ -197,7 +203,9 @@ pub fn train(
         }
         if write {
             let net = model::quantize(&params);
-            std::fs::write(&config.out, crate::nnue::file::write(&net))
+            let tmp = format!("{}.tmp", config.out);
+            std::fs::write(&tmp, crate::nnue::file::write(&net))
+                .and_then(|()| std::fs::rename(&tmp, &config.out))
                 .map_err(|e| format!("{}: {e}", config.out))?;
             model::save_checkpoint(&checkpoint, &params, &adam, epoch + 1)
                 .map_err(|e| format!("{checkpoint}: {e}"))?;

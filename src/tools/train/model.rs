@@ -234,8 +234,8 @@ impl Adam {
         }
     }
 
-    /// One step along `grad` (already averaged over the batch), then the output weights are
-    /// clipped to what the quantisation can hold.
+    /// One step along `grad` (already averaged over the batch), then the weights are clipped
+    /// to what the quantisation can hold.
     pub fn update(&mut self, p: &mut Params, grad: &Params, lr: f32) {
         const B1: f32 = 0.9;
         const B2: f32 = 0.999;
@@ -255,8 +255,9 @@ impl Adam {
             *v = B2 * *v + (1.0 - B2) * g * g;
             *w -= step * *m / (v.sqrt() + EPS);
         }
-        let w2 = p.w2_at();
-        for w in &mut p.values[w2..w2 + 2 * p.hidden] {
+        // The first layer too: 32 columns and the bias within ±1.98 keep every accumulator
+        // inside an i16 (33 × 1.98 × 255 < 32767).
+        for w in p.values.iter_mut() {
             *w = w.clamp(-OUTPUT_WEIGHT_LIMIT, OUTPUT_WEIGHT_LIMIT);
         }
     }
