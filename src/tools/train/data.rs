@@ -53,6 +53,19 @@ impl Samples {
         });
     }
 
+    /// The features of position `i` as pairs (side to move's view, the other side's view).
+    #[inline]
+    pub fn perspective_features(&self, i: usize) -> impl Iterator<Item = (u16, u16)> + '_ {
+        let black = self.black[i];
+        self.white_features(i).iter().map(move |&f| {
+            if black {
+                (black_view(f), f)
+            } else {
+                (f, black_view(f))
+            }
+        })
+    }
+
     /// The features of position `i` from White's perspective.
     #[inline]
     pub fn white_features(&self, i: usize) -> &[u16] {

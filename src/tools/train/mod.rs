@@ -86,11 +86,9 @@ fn parallel_loss(p: &Params, samples: &Samples, lambda: f32, threads: usize) -> 
                     let mut acc = vec![0.0; 2 * p.hidden];
                     part.iter()
                         .map(|&i| {
-                            let out = model::forward(p, samples, i as usize, &mut acc);
-                            let e =
-                                model::sigmoid(out * crate::nnue::SCALE as f32 / model::EVAL_SCALE)
-                                    - model::target(samples, i as usize, lambda);
-                            f64::from(e * e)
+                            let loss =
+                                model::position_loss(p, samples, i as usize, lambda, &mut acc);
+                            f64::from(loss)
                         })
                         .sum::<f64>()
                 })
@@ -321,10 +319,7 @@ mod tests {
         let lambda = 0.3;
         let loss = |p: &Params, i: usize| {
             let mut acc = vec![0.0; 2 * hidden];
-            let out = model::forward(p, &samples, i, &mut acc);
-            let e = model::sigmoid(out * crate::nnue::SCALE as f32 / model::EVAL_SCALE)
-                - model::target(&samples, i, lambda);
-            f64::from(e * e)
+            f64::from(model::position_loss(p, &samples, i, lambda, &mut acc))
         };
         let mut compared = 0;
         for i in 0..samples.len() {

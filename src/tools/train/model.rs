@@ -8,7 +8,7 @@
 //! sigmoid(score / EVAL_SCALE). Only the columns of active features get gradients (sparse
 //! first layer); Adam then updates every parameter once per batch.
 
-use super::data::{Samples, black_view};
+use super::data::Samples;
 use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
 
 /// Centipawns that make one unit of the logistic in the loss (a score of +400 ≈ 73%).
@@ -81,13 +81,7 @@ pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 
     let (us, them) = acc.split_at_mut(h);
     us.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
     them.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
-    let black = samples.black[i];
-    for &f in samples.white_features(i) {
-        let (fu, ft) = if black {
-            (black_view(f), f)
-        } else {
-            (f, black_view(f))
-        };
+    for (fu, ft) in samples.perspective_features(i) {
         let cu = &v[fu as usize * h..fu as usize * h + h];
         let ct = &v[ft as usize * h..ft as usize * h + h];
         for k in 0..h {
@@ -142,13 +136,7 @@ pub fn backward(
     for k in 0..h {
         grad.values[b1_at + k] += g_us[k] + g_them[k];
     }
-    let black = samples.black[i];
-    for &f in samples.white_features(i) {
-        let (fu, ft) = if black {
-            (black_view(f), f)
-        } else {
-            (f, black_view(f))
-        };
+    for (fu, ft) in samples.perspective_features(i) {
         let cu = &mut grad.values[fu as usize * h..fu as usize * h + h];
         for k in 0..h {
             cu[k] += g_us[k];
@@ -206,16 +194,11 @@ pub fn batch_gradient(
     batch_generic(p, samples, indices, lambda, grad)
 }
 
-/// Mean loss over a whole set (no gradient).
-pub fn mean_loss(p: &Params, samples: &Samples, lambda: f32) -> f64 {
-    let mut acc = vec![0.0; 2 * p.hidden];
-    let mut sum = 0.0f64;
-    for i in 0..samples.len() {
-        let out = forward(p, samples, i, &mut acc);
-        let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(samples, i, lambda);
-        sum += f64::from(e * e);
-    }
-    sum / samples.len().max(1) as f64
+/// The loss of position `i` (no gradient); fills `acc` as [`forward`] does.
+pub fn position_loss(p: &Params, samples: &Samples, i: usize, lambda: f32, acc: &mut [f32]) -> f32 {
+    let out = forward(p, samples, i, acc);
+    let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(samples, i, lambda);
+    e * e
 }
 
 /// Adam with bias correction.
