@@ -96,6 +96,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "seed" => config.seed = number(&name, &value)?,
             "validation" => config.validation_every = number(&name, &value)?,
             "resume" => config.resume = number(&name, &value)?,
+            "mirror" => config.mirror = number(&name, &value)?,
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),
         }

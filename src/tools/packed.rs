@@ -106,16 +106,28 @@ impl Packed {
         ))
     }
 
+    /// The squares with their piece codes, in square order.
+    fn codes(&self) -> impl Iterator<Item = (Square, u8)> + '_ {
+        self.occupancy()
+            .into_iter()
+            .enumerate()
+            .map(|(i, sq)| (sq, (self.0[8 + i / 2] >> (4 * (i % 2))) & 15))
+    }
+
     /// The pieces with their squares, in square order (castling rooks as plain rooks).
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        self.occupancy().into_iter().enumerate().map(|(i, sq)| {
-            let code = (self.0[8 + i / 2] >> (4 * (i % 2))) & 15;
+        self.codes().map(|(sq, code)| {
             let piece = code_piece(code).unwrap_or(Piece {
                 color: Color::White,
                 role: Role::Pawn,
             });
             (sq, piece)
         })
+    }
+
+    /// Does either side keep a castling right?
+    pub fn has_castling_rights(&self) -> bool {
+        self.codes().any(|(_, code)| code >= 12)
     }
 
     pub fn turn(&self) -> Color {

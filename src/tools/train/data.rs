@@ -33,10 +33,17 @@ impl Samples {
     }
 
     pub fn push(&mut self, p: &Packed) {
+        self.push_with(p, false);
+    }
+
+    /// Adds a position, mirrored left to right (files a-h swapped) when `mirror` is set: the
+    /// same chess when no castling right is left, so the same score and result.
+    fn push_with(&mut self, p: &Packed, mirror: bool) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
         for (sq, piece) in p.pieces() {
+            let sq = if mirror { sq.flip_horizontal() } else { sq };
             self.features.push(feature(Color::White, piece, sq) as u16);
         }
         self.offsets.push(self.features.len() as u32);
@@ -82,10 +89,14 @@ pub fn black_view(white_feature: u16) -> u16 {
     (swapped * 64 + (sq ^ 56)) as u16
 }
 
-/// Reads data files and splits them by game: every `1 / validation` game (by a hash of its
-/// position in the file) goes to the validation set. `validation` 0 keeps everything for
-/// training.
-pub fn load(paths: &[String], validation_every: u64) -> Result<(Samples, Samples), String> {
+/// Reads data files and splits them by game: one game in `validation_every` (by a hash of its
+/// index) goes to the validation set; 0 keeps everything for training. With `mirror`, every
+/// training position without castling rights is also added mirrored left to right.
+pub fn load(
+    paths: &[String],
+    validation_every: u64,
+    mirror: bool,
+) -> Result<(Samples, Samples), String> {
     let mut train = Samples::default();
     let mut valid = Samples::default();
     let mut game = 0u64;
@@ -103,6 +114,9 @@ pub fn load(paths: &[String], validation_every: u64) -> Result<(Samples, Samples
                 valid.push(r);
             } else {
                 train.push(r);
+                if mirror && !r.has_castling_rights() {
+                    train.push_with(r, true);
+                }
             }
             if r.flags() & GAME_END != 0 {
                 game += 1;
@@ -120,6 +134,46 @@ pub fn load(paths: &[String], validation_every: u64) -> Result<(Samples, Samples
 mod tests {
     use super::*;
     use shakmaty::{Piece, Role, Square};
+
+    /// Positions without castling rights are also learnt mirrored left to right; positions
+    /// with one, and validation positions, are not.
+    #[test]
+    fn mirroring_adds_the_file_mirror_of_positions_without_castling() {
+        use crate::tools::packed::Outcome;
+        use shakmaty::{CastlingMode, Chess};
+        let dir = std::env::temp_dir().join(format!("scout-mirror-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.bin").to_string_lossy().into_owned();
+        let fen_pos = |fen: &str| {
+            crate::position::Position::from_fen(fen, CastlingMode::Standard)
+                .unwrap()
+                .chess()
+                .clone()
+        };
+        let quiet = fen_pos("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1");
+        let castling = Chess::default();
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&Packed::new(&quiet, 35, Outcome::Win, GAME_END).0);
+        bytes.extend_from_slice(&Packed::new(&castling, 10, Outcome::Draw, GAME_END).0);
+        std::fs::write(&path, &bytes).unwrap();
+        let (train, valid) = load(std::slice::from_ref(&path), 0, true).unwrap();
+        let (plain, _) = load(std::slice::from_ref(&path), 0, false).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((train.len(), valid.len(), plain.len()), (3, 0, 2));
+        let mirrored: Vec<u16> = train
+            .white_features(1)
+            .iter()
+            .map(|&f| (f / 64 * 64) + ((f % 64) ^ 7))
+            .collect();
+        let mut a = mirrored;
+        let mut b = train.white_features(0).to_vec();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        assert_eq!(train.score[1], train.score[0]);
+        assert_eq!(train.result[1], train.result[0]);
+        assert_eq!(train.white_features(2), plain.white_features(1));
+    }
 
     #[test]
     fn black_view_is_the_engine_feature() {

@@ -34,6 +34,8 @@ pub struct Config {
     pub threads: usize,
     pub seed: u64,
     pub hidden: usize,
+    /// Also train on every position without castling rights mirrored left to right.
+    pub mirror: bool,
     pub resume: bool,
     pub progress: bool,
 }
@@ -44,13 +46,14 @@ impl Default for Config {
             inputs: Vec::new(),
             out: "scout.nnue".to_string(),
             epochs: 30,
-            batch: 16_384,
+            batch: 4096,
             lr: 0.001,
             lambda: 0.3,
             validation_every: 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 1,
             hidden: crate::nnue::HIDDEN,
+            mirror: true,
             resume: false,
             progress: true,
         }
@@ -225,7 +228,7 @@ pub fn run(config: &Config) -> Result<(), String> {
         ));
     }
     let loading = Instant::now();
-    let (train_set, valid_set) = data::load(&config.inputs, config.validation_every)?;
+    let (train_set, valid_set) = data::load(&config.inputs, config.validation_every, config.mirror)?;
     if config.progress {
         eprintln!(
             "{} training and {} validation positions loaded in {:.1}s; lambda {}, batch {}, \
