@@ -167,7 +167,9 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             }
             Job::Bench(depth) => {
                 let stdout = std::io::stdout();
-                crate::tools::bench::run(depth, &mut stdout.lock());
+                // With the evaluation the engine plays with (`EvalFile` included).
+                let net = pool.main().network().cloned();
+                crate::tools::bench::run_threads(depth, 1, net, &mut stdout.lock());
             }
             Job::NewGame => pool.new_game(),
             Job::SetTt(tt) => pool.set_tt(tt),

@@ -141,7 +141,8 @@ fn main() -> ExitCode {
                 Some(Ok(t)) if (1..=scout::threads::MAX_THREADS).contains(&t) => t,
                 _ => return usage(),
             };
-            scout::tools::bench::run_threads(depth, threads, &mut std::io::stdout());
+            let net = scout::nnue::default_network();
+            scout::tools::bench::run_threads(depth, threads, net, &mut std::io::stdout());
             ExitCode::SUCCESS
         }
         Some("perft") => {

@@ -254,6 +254,16 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     assert!(loaded.contains("good.nnue"), "{loaded}");
     let with_net = eval_line(&mut e);
     assert!(with_net.starts_with("NNUE evaluation"), "{with_net}");
+    // `bench` searches with the loaded net: another tree than the handcrafted evaluation's.
+    let bench_nodes = |e: &mut common::Engine| -> String {
+        e.send("bench 3");
+        e.expect_line("bench", |l| l.ends_with(" nps"), common::GENEROUS)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let net_nodes = bench_nodes(&mut e);
     for (name, why) in [
         ("truncated.nnue", "truncated"),
         ("corrupt.nnue", "checksum"),
@@ -280,5 +290,6 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
         common::GENEROUS,
     );
     assert_eq!(eval_line(&mut e), handcrafted);
+    assert_ne!(bench_nodes(&mut e), net_nodes, "bench ignores EvalFile");
     let _ = std::fs::remove_dir_all(&dir);
 }

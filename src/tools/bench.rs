@@ -26,11 +26,17 @@ pub const POSITIONS: &str = include_str!("../../bench-positions/bench.fen");
 /// Runs the bench at `depth` with one thread, writing one line per position and the summary.
 /// Returns the total node count and the speed in nodes per second.
 pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
-    run_threads(depth, 1, out)
+    run_threads(depth, 1, crate::nnue::default_network(), out)
 }
 
-/// The bench with `threads` search threads per position.
-pub fn run_threads(depth: i32, threads: usize, out: &mut dyn Write) -> (u64, u64) {
+/// The bench with `threads` search threads per position, evaluating with `net` (`None`: the
+/// handcrafted evaluation).
+pub fn run_threads(
+    depth: i32,
+    threads: usize,
+    net: Option<Arc<crate::nnue::Network>>,
+    out: &mut dyn Write,
+) -> (u64, u64) {
     let start = Instant::now();
     let mut total = 0u64;
     let fens: Vec<&str> = POSITIONS
@@ -50,6 +56,7 @@ pub fn run_threads(depth: i32, threads: usize, out: &mut dyn Write) -> (u64, u64
         let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
         let mut pool = ThreadPool::new(tt, Arc::new(SharedFlags::default()));
         pool.set_threads(threads);
+        pool.set_network(net.clone());
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()

@@ -228,7 +228,8 @@ pub fn run(config: &Config) -> Result<(), String> {
         ));
     }
     let loading = Instant::now();
-    let (train_set, valid_set) = data::load(&config.inputs, config.validation_every, config.mirror)?;
+    let (train_set, valid_set) =
+        data::load(&config.inputs, config.validation_every, config.mirror)?;
     if config.progress {
         eprintln!(
             "{} training and {} validation positions loaded in {:.1}s; lambda {}, batch {}, \
