@@ -22,6 +22,7 @@ use shakmaty::{CastlingMode, Color, Position as _, Square};
 use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
+use crate::tablebase::{self, ProbeSettings, Tablebases};
 use crate::threads::{MAX_THREADS, ThreadPool};
 use crate::time::{Clock, TimeManager};
 use crate::tt::TranspositionTable;
@@ -44,6 +45,10 @@ pub struct Options {
     pub move_overhead: u64,
     pub ponder: bool,
     pub chess960: bool,
+    /// `SyzygyPath` as given (`<empty>`: no tables).
+    pub syzygy_path: String,
+    /// `SyzygyProbeDepth`, `SyzygyProbeLimit`, `Syzygy50MoveRule`.
+    pub syzygy: ProbeSettings,
 }
 
 impl Default for Options {
@@ -55,6 +60,8 @@ impl Default for Options {
             move_overhead: 10,
             ponder: false,
             chess960: false,
+            syzygy_path: tablebase::EMPTY_PATH.to_string(),
+            syzygy: ProbeSettings::default(),
         }
     }
 }
@@ -67,6 +74,8 @@ enum Job {
         limits: Limits,
         time: TimeManager,
         tt: Arc<TranspositionTable>,
+        tablebases: Option<Arc<Tablebases>>,
+        tb_settings: ProbeSettings,
         mode: CastlingMode,
     },
     Perft {
@@ -109,9 +118,12 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 limits,
                 time,
                 tt,
+                tablebases,
+                tb_settings,
                 mode,
             } => {
                 pool.set_tt(tt);
+                pool.set_tablebases(tablebases, tb_settings);
                 let mut reporter = UciReporter { mode };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -165,6 +177,8 @@ pub struct Engine {
     debug: bool,
     /// The network the search evaluates with (`None`: the handcrafted evaluation).
     net: Option<Arc<Network>>,
+    /// The endgame tablebases of `SyzygyPath` (`None`: none).
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Engine {
@@ -191,6 +205,7 @@ impl Engine {
             busy: false,
             debug: false,
             net: nnue::default_network(),
+            tablebases: None,
         }
     }
 
@@ -419,6 +434,22 @@ impl Engine {
                 }
             }
             "evalfile" => self.set_eval_file(value.unwrap_or("")),
+            "syzygypath" => self.set_syzygy_path(value.unwrap_or("")),
+            "syzygyprobedepth" => {
+                if let Some(n) = number(1, 100) {
+                    self.options.syzygy.depth = n as i32;
+                }
+            }
+            "syzygyprobelimit" => {
+                if let Some(n) = number(0, tablebase::MAX_TB_PIECES as i64) {
+                    self.options.syzygy.limit = n as usize;
+                }
+            }
+            "syzygy50moverule" => {
+                if let Some(b) = boolean() {
+                    self.options.syzygy.rule50 = b;
+                }
+            }
             _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
     }
@@ -453,6 +484,24 @@ impl Engine {
         // Stored static evaluations came from the old evaluation.
         self.tt.clear();
         emit(&uci::info_string(&format!("evaluating with {what}")));
+    }
+
+    /// `SyzygyPath`: loads the tables of every directory listed (an empty value or `<empty>`
+    /// switches them off). Whatever the path holds, the engine goes on: problems are reported
+    /// in `info string`s, and without a usable table the search runs without tables.
+    fn set_syzygy_path(&mut self, path: &str) {
+        let path = path.trim();
+        self.options.syzygy_path = path.to_string();
+        if tablebase::is_empty_path(path) {
+            self.tablebases = None;
+            emit(&uci::info_string("SyzygyPath: no tablebases"));
+            return;
+        }
+        let loaded = Tablebases::load(path);
+        for message in &loaded.messages {
+            emit(&uci::info_string(message));
+        }
+        self.tablebases = loaded.tables.map(Arc::new);
     }
 
     fn set_position(&mut self, start: Start, moves: &[String]) {
@@ -569,6 +618,8 @@ impl Engine {
             limits,
             time: TimeManager::new(clock),
             tt: self.tt.clone(),
+            tablebases: self.tablebases.clone(),
+            tb_settings: self.options.syzygy,
             mode: self.mode,
         };
         self.send(job);
