@@ -23,6 +23,7 @@ use crate::book::{self, Book};
 use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
+use crate::tablebase::{self, ProbeSettings, Tablebases};
 use crate::threads::{MAX_THREADS, ThreadPool};
 use crate::time::{Clock, TimeManager};
 use crate::tt::TranspositionTable;
@@ -57,6 +58,10 @@ pub struct Options {
     pub book_file: String,
     /// The book is used while the game ply is below this (`BookDepth`).
     pub book_depth: u32,
+    /// `SyzygyPath` as given (`<empty>`: no tables).
+    pub syzygy_path: String,
+    /// `SyzygyProbeDepth`, `SyzygyProbeLimit`, `Syzygy50MoveRule`.
+    pub syzygy: ProbeSettings,
 }
 
 impl Default for Options {
@@ -72,22 +77,29 @@ impl Default for Options {
             own_book: false,
             book_file: String::new(),
             book_depth: DEFAULT_BOOK_DEPTH,
+            syzygy_path: tablebase::EMPTY_PATH.to_string(),
+            syzygy: ProbeSettings::default(),
         }
     }
 }
 
+/// A search for the search thread: the position and everything the search needs with it.
+struct SearchJob {
+    root: Position,
+    history: Vec<u64>,
+    limits: Limits,
+    time: TimeManager,
+    tt: Arc<TranspositionTable>,
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
+    mode: CastlingMode,
+    /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
+    wdl_material: Option<u32>,
+}
+
 /// Work for the search thread.
 enum Job {
-    Search {
-        root: Position,
-        history: Vec<u64>,
-        limits: Limits,
-        time: TimeManager,
-        tt: Arc<TranspositionTable>,
-        mode: CastlingMode,
-        /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
-        wdl_material: Option<u32>,
-    },
+    Search(Box<SearchJob>),
     Perft {
         root: Position,
         depth: u32,
@@ -130,16 +142,20 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
     let mut pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
     for job in jobs {
         match job {
-            Job::Search {
-                root,
-                history,
-                limits,
-                time,
-                tt,
-                mode,
-                wdl_material,
-            } => {
+            Job::Search(job) => {
+                let SearchJob {
+                    root,
+                    history,
+                    limits,
+                    time,
+                    tt,
+                    tablebases,
+                    tb_settings,
+                    mode,
+                    wdl_material,
+                } = *job;
                 pool.set_tt(tt);
+                pool.set_tablebases(tablebases, tb_settings);
                 let mut reporter = UciReporter { mode, wdl_material };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -199,6 +215,8 @@ pub struct Engine {
     net: Option<Arc<Network>>,
     /// The opening book read from `BookFile` (`None`: no file, or it could not be read).
     book: Option<Book>,
+    /// The endgame tablebases of `SyzygyPath` (`None`: none).
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 impl Engine {
@@ -226,6 +244,7 @@ impl Engine {
             debug: false,
             net: nnue::default_network(),
             book: None,
+            tablebases: None,
         }
     }
 
@@ -475,6 +494,22 @@ impl Engine {
                     self.options.book_depth = n as u32;
                 }
             }
+            "syzygypath" => self.set_syzygy_path(value.unwrap_or("")),
+            "syzygyprobedepth" => {
+                if let Some(n) = number(1, 100) {
+                    self.options.syzygy.depth = n as i32;
+                }
+            }
+            "syzygyprobelimit" => {
+                if let Some(n) = number(0, tablebase::MAX_TB_PIECES as i64) {
+                    self.options.syzygy.limit = n as usize;
+                }
+            }
+            "syzygy50moverule" => {
+                if let Some(b) = boolean() {
+                    self.options.syzygy.rule50 = b;
+                }
+            }
             _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
     }
@@ -553,6 +588,24 @@ impl Engine {
             return None;
         }
         book.choose(self.root.chess(), &mut rand::rng())
+    }
+
+    /// `SyzygyPath`: loads the tables of every directory listed (an empty value or `<empty>`
+    /// switches them off). Whatever the path holds, the engine goes on: problems are reported
+    /// in `info string`s, and without a usable table the search runs without tables.
+    fn set_syzygy_path(&mut self, path: &str) {
+        let path = path.trim();
+        self.options.syzygy_path = path.to_string();
+        if tablebase::is_empty_path(path) {
+            self.tablebases = None;
+            emit(&uci::info_string("SyzygyPath: no tablebases"));
+            return;
+        }
+        let loaded = Tablebases::load(path);
+        for message in &loaded.messages {
+            emit(&uci::info_string(message));
+        }
+        self.tablebases = loaded.tables.map(Arc::new);
     }
 
     fn set_position(&mut self, start: Start, moves: &[String]) {
@@ -672,18 +725,20 @@ impl Engine {
         };
         self.flags.stop.store(false, Ordering::SeqCst);
         self.flags.pondering.store(go.ponder, Ordering::SeqCst);
-        let job = Job::Search {
+        let job = Job::Search(Box::new(SearchJob {
             root: self.root.clone(),
             history: self.history.clone(),
             limits,
             time: TimeManager::new(clock),
             tt: self.tt.clone(),
+            tablebases: self.tablebases.clone(),
+            tb_settings: self.options.syzygy,
             mode: self.mode,
             wdl_material: self
                 .options
                 .show_wdl
                 .then(|| crate::wdl::material(self.root.chess().board())),
-        };
+        }));
         self.send(job);
     }
 

@@ -9,6 +9,8 @@
 //! depths, so the threads do not all search the same tree at the same moment.
 //! When the main thread is done it raises the group's `done` flag and the helpers return.
 //!
+//! The endgame tablebases are shared like the table: one `Arc` that every thread probes.
+//!
 //! Each searcher keeps its own histories and pawn hash across searches; helpers are kept in
 //! the pool between searches and replaced only when `Threads` changes.
 
@@ -19,6 +21,7 @@ use std::thread;
 use crate::nnue::Network;
 use crate::position::Position;
 use crate::search::{Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
+use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 
@@ -35,6 +38,8 @@ pub struct Group {
     pub done: AtomicBool,
     /// Nodes searched by each thread, published every 1024 nodes.
     nodes: Vec<AtomicU64>,
+    /// Tablebase hits of each thread, published with the nodes.
+    tb_hits: Vec<AtomicU64>,
 }
 
 impl Group {
@@ -42,18 +47,29 @@ impl Group {
         Group {
             done: AtomicBool::new(false),
             nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            tb_hits: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
-    /// Publishes the node count of thread `id`.
+    /// Publishes the node count and tablebase hits of thread `id`.
     #[inline]
-    pub fn publish(&self, id: usize, nodes: u64) {
+    pub fn publish(&self, id: usize, nodes: u64, tb_hits: u64) {
         self.nodes[id].store(nodes, Ordering::Relaxed);
+        self.tb_hits[id].store(tb_hits, Ordering::Relaxed);
     }
 
     /// Nodes searched by every thread except `id`, as last published.
     pub fn others(&self, id: usize) -> u64 {
-        self.nodes
+        Self::sum_except(&self.nodes, id)
+    }
+
+    /// Tablebase hits of every thread except `id`, as last published.
+    pub fn others_tb_hits(&self, id: usize) -> u64 {
+        Self::sum_except(&self.tb_hits, id)
+    }
+
+    fn sum_except(counts: &[AtomicU64], id: usize) -> u64 {
+        counts
             .iter()
             .enumerate()
             .filter(|(i, _)| *i != id)
@@ -68,6 +84,8 @@ pub struct ThreadPool {
     helpers: Vec<Searcher>,
     tt: Arc<TranspositionTable>,
     flags: Arc<SharedFlags>,
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
 }
 
 impl ThreadPool {
@@ -78,6 +96,8 @@ impl ThreadPool {
             helpers: Vec::new(),
             tt,
             flags,
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
         }
     }
 
@@ -103,6 +123,7 @@ impl ThreadPool {
         while self.helpers.len() < n - 1 {
             let mut helper = Searcher::new(self.tt.clone(), self.flags.clone());
             helper.set_network(self.main.network().cloned());
+            helper.set_tablebases(self.tablebases.clone(), self.tb_settings);
             self.helpers.push(helper);
         }
     }
@@ -113,6 +134,16 @@ impl ThreadPool {
         for h in self.helpers.iter_mut() {
             h.set_network(net.clone());
         }
+    }
+
+    /// Every thread probes `tablebases` (`None`: no tables) as `settings` say, from now on.
+    pub fn set_tablebases(&mut self, tablebases: Option<Arc<Tablebases>>, settings: ProbeSettings) {
+        self.main.set_tablebases(tablebases.clone(), settings);
+        for h in self.helpers.iter_mut() {
+            h.set_tablebases(tablebases.clone(), settings);
+        }
+        self.tablebases = tablebases;
+        self.tb_settings = settings;
     }
 
     /// Replaces the transposition table of every thread.
@@ -189,11 +220,13 @@ mod tests {
     #[test]
     fn group_counts_other_threads() {
         let g = Group::new(3);
-        g.publish(0, 10);
-        g.publish(1, 20);
-        g.publish(2, 30);
+        g.publish(0, 10, 1);
+        g.publish(1, 20, 2);
+        g.publish(2, 30, 4);
         assert_eq!(g.others(0), 50);
         assert_eq!(g.others(2), 30);
+        assert_eq!(g.others_tb_hits(0), 6);
+        assert_eq!(g.others_tb_hits(1), 5);
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! only when the two words XOR back to its own key, so a torn write by another thread reads
 //! as a miss instead of a corrupt hit (the "lockless hashing" scheme). Entries are grouped
 //! in buckets of four (one 64-byte cache line); replacement prefers shallow and old entries.
-//! Mate scores are stored relative to the node (see `score_to_tt` / `score_from_tt`).
+//! Mate and tablebase scores are stored relative to the node (see `score_to_tt` /
+//! `score_from_tt`).
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::search::{MATE_BOUND, MAX_PLY};
+use crate::search::{MATE, MAX_PLY, TB_BOUND};
 
 /// What a stored score says about the true value (from the window it was searched with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,22 +86,23 @@ impl Entry {
     }
 }
 
-/// Converts a score from "plies to mate from the root" to "plies to mate from this node".
+/// Converts a score from "plies to mate from the root" to "plies to mate from this node"
+/// (tablebase wins and losses, which count plies from the root too, likewise).
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score - ply as i32
     } else {
         score
     }
 }
 
-/// Converts a stored node-relative mate score back to root-relative at `ply`.
+/// Converts a stored node-relative mate (or tablebase) score back to root-relative at `ply`.
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score + ply as i32
     } else {
         score
@@ -328,8 +330,8 @@ fn available_memory_mb() -> Option<usize> {
     Some(kb / 1024)
 }
 
-/// Largest ply a mate score may be stored at; keeps `score_to_tt` inside i16.
-const _: () = assert!(MATE_BOUND as usize + MAX_PLY < i16::MAX as usize);
+/// Node-relative mate scores (at most `MATE`, plus a ply for safety) fit the i16 score field.
+const _: () = assert!(MATE as usize + MAX_PLY < i16::MAX as usize);
 
 #[cfg(test)]
 mod tests {

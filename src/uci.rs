@@ -396,6 +396,18 @@ fn option_configs() -> Vec<UciOptionConfig> {
             0,
             crate::engine::MAX_BOOK_DEPTH as i64,
         ),
+        UciOptionConfig::String {
+            name: "SyzygyPath".to_string(),
+            default: Some(crate::tablebase::EMPTY_PATH.to_string()),
+        },
+        spin("SyzygyProbeDepth", 1, 1, 100),
+        spin(
+            "SyzygyProbeLimit",
+            crate::tablebase::MAX_TB_PIECES as i64,
+            0,
+            crate::tablebase::MAX_TB_PIECES as i64,
+        ),
+        check("Syzygy50MoveRule", true),
     ]
 }
 
@@ -419,7 +431,8 @@ pub fn bestmove(best: Option<Move>, ponder: Option<Move>, mode: CastlingMode) ->
     }
 }
 
-/// The score attribute: centipawns, or mate in moves (negative: being mated).
+/// The score attribute: centipawns, or mate in moves (negative: being mated). Tablebase
+/// wins and losses (`TB_WIN - ply`) lie below `MATE_BOUND`: they print as (large) centipawns.
 fn score_attribute(score: i32, bound: Bound) -> UciInfoAttribute {
     let (cp, mate) = if score.abs() >= MATE_BOUND {
         let plies = MATE - score.abs();
@@ -451,6 +464,7 @@ pub fn info_line(info: &IterationInfo, mode: CastlingMode) -> String {
         UciInfoAttribute::Nodes(info.nodes),
         UciInfoAttribute::Nps(nps),
         UciInfoAttribute::HashFull(info.hashfull.min(1000) as u16),
+        UciInfoAttribute::TbHits(info.tbhits),
         UciInfoAttribute::Time(Duration::milliseconds(info.elapsed_ms as i64)),
     ];
     let mut line = UciMessage::Info(attrs).to_string();
@@ -501,6 +515,21 @@ mod tests {
             Command::SetOption {
                 name: "Move Overhead".into(),
                 value: Some("100".into())
+            }
+        );
+        // Values are free text: paths keep their spaces, colons and semicolons.
+        assert_eq!(
+            parse("setoption name SyzygyPath value /tb/my tables:/tb/5;/tb/6"),
+            Command::SetOption {
+                name: "SyzygyPath".into(),
+                value: Some("/tb/my tables:/tb/5;/tb/6".into())
+            }
+        );
+        assert_eq!(
+            parse("setoption name SyzygyPath value <empty>"),
+            Command::SetOption {
+                name: "SyzygyPath".into(),
+                value: Some("<empty>".into())
             }
         );
         assert_eq!(
@@ -587,6 +616,33 @@ mod tests {
         assert_eq!(go.wtime, Some(-5));
         assert_eq!(go.depth, Some(4));
         assert_eq!(go.problems.len(), 1);
+    }
+
+    #[test]
+    fn info_lines_carry_tbhits_and_tablebase_scores_in_centipawns() {
+        use crate::search::TB_WIN;
+        let info = |score| IterationInfo {
+            depth: 3,
+            seldepth: 4,
+            multipv: 1,
+            score,
+            bound: Bound::Exact,
+            nodes: 1000,
+            tbhits: 7,
+            elapsed_ms: 10,
+            hashfull: 0,
+            pv: &[],
+        };
+        let line = info_line(&info(TB_WIN - 1), CastlingMode::Standard);
+        assert!(line.contains(&format!("score cp {}", TB_WIN - 1)), "{line}");
+        assert!(line.contains(" tbhits 7 "), "{line}");
+        let line = info_line(&info(-(TB_WIN - 3)), CastlingMode::Standard);
+        assert!(
+            line.contains(&format!("score cp {}", -(TB_WIN - 3))),
+            "{line}"
+        );
+        let line = info_line(&info(MATE - 3), CastlingMode::Standard);
+        assert!(line.contains("score mate 2"), "{line}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use shakmaty::{Move, MoveList};
 
-use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mate_in, mated_in};
+use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, TB_BOUND, mate_in, mated_in};
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
 use crate::position::Position;
 use crate::see;
@@ -123,14 +123,51 @@ impl Searcher {
         self.stack[ply + 1].killers = [None, None];
         self.stack[ply + 2].killers = [None, None];
 
+        // 3.5b Endgame tablebases: right after a capture or pawn move, a position the tables
+        // hold has a known value. A draw is exact; a win is at least a tablebase win (a mate
+        // may be better) and a loss at most a tablebase loss, so those cut off only when the
+        // bound allows; otherwise, at PV nodes, they bound what the moves below can score.
+        let alpha_orig = alpha;
+        let mut best_score = -INFINITY;
+        let mut max_score = INFINITY;
+        if excluded.is_none()
+            && let Some((score, bound)) = self.probe_tablebases(pos, depth, ply)
+        {
+            if match bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            } {
+                if self.config.use_tt {
+                    self.tt.store(
+                        pos.key(),
+                        0,
+                        score_to_tt(score, ply),
+                        static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                        (depth + 6).min(MAX_PLY as i32 - 1),
+                        bound,
+                    );
+                }
+                return score;
+            }
+            if pv_node {
+                if bound == Bound::Lower {
+                    best_score = score;
+                    alpha = alpha.max(score);
+                } else {
+                    max_score = score;
+                }
+            }
+        }
+
         // Static pruning needs a beta that static scores can reach: against a mate bound
         // only a search can prove anything.
-        if selective && !pv_node && !in_check && excluded.is_none() && beta.abs() < MATE_BOUND {
+        if selective && !pv_node && !in_check && excluded.is_none() && beta.abs() < TB_BOUND {
             // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
             // fall below it within a few plies.
             if self.config.on(Feature::ReverseFutility)
                 && depth <= 8
-                && eval.abs() < MATE_BOUND
+                && eval.abs() < TB_BOUND
                 && eval - 80 * (depth - i32::from(improving)) >= beta
             {
                 return eval;
@@ -164,8 +201,8 @@ impl Searcher {
                     return 0;
                 }
                 if v >= beta {
-                    // Do not return an unproven mate.
-                    return if v >= MATE_BOUND { beta } else { v };
+                    // Do not return an unproven mate or tablebase win.
+                    return if v >= TB_BOUND { beta } else { v };
                 }
             }
         }
@@ -198,8 +235,6 @@ impl Searcher {
             cont: [prev, prev2],
         };
         let mut picker = MovePicker::new(tt_move, ctx);
-        let alpha_orig = alpha;
-        let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
         let mut legal = 0usize;
         // Fixed-capacity lists on the stack: no allocation in the node loop.
@@ -218,7 +253,7 @@ impl Searcher {
             let gives_check = pos.gives_check(m);
 
             // 3.11 Move-level pruning, once a move has kept us from being mated.
-            if selective && ply > 0 && best_score > -MATE_BOUND {
+            if selective && ply > 0 && best_score > -TB_BOUND {
                 if quiet && !in_check && !gives_check {
                     if skip_quiets {
                         continue;
@@ -265,7 +300,7 @@ impl Searcher {
                     && depth >= 8
                     && e.depth >= depth - 3
                     && e.bound != Bound::Upper
-                    && s.abs() < MATE_BOUND
+                    && s.abs() < TB_BOUND
                 {
                     let singular_beta = s - 2 * depth;
                     self.stack[ply].excluded = Some(m);
@@ -389,6 +424,9 @@ impl Searcher {
                 DRAW
             };
         }
+
+        // A tablebase loss caps what the moves scored (they cannot beat the tables).
+        best_score = best_score.min(max_score);
 
         // 3.15 Learn from the cutoff.
         if best_score >= beta

@@ -3,7 +3,10 @@
 //! alpha-beta practical (each one is a bet, and its comment says what it bets on).
 //!
 //! Scores are centipawns from the side to move's point of view. A mate found `n` plies from
-//! the root scores `MATE - n` (being mated: `-(MATE - n)`).
+//! the root scores `MATE - n` (being mated: `-(MATE - n)`). A tablebase win found `n` plies
+//! from the root scores `TB_WIN - n`, below every mate and above every evaluation (both
+//! evaluations stay within ±`EVAL_LIMIT`, far below); `TB_BOUND` and above are proven results,
+//! which the pruning never treats as estimates.
 //!
 //! With `SearchConfig::exact()` every pruning, reduction and extension is off: the search
 //! then computes exactly the minimax value of the quiescence tree (the window theorem, which
@@ -30,6 +33,7 @@ use crate::eval::Evaluator;
 use crate::nnue::Network;
 use crate::nnue::accumulator::{Accumulator, AccumulatorStack};
 use crate::position::Position;
+use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::threads::Group;
 use crate::time::TimeManager;
 use crate::tt::{Bound, TranspositionTable};
@@ -42,6 +46,11 @@ pub const MATE: i32 = 32_000;
 pub const MAX_PLY: usize = 128;
 /// Scores at least this large (in absolute value) are mate scores.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Score of a tablebase win at the root: a win at `ply` scores `TB_WIN - ply` (a loss the
+/// negative). Below every mate score, above every evaluation.
+pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
+/// Scores at least this large (in absolute value) are proven results: tablebase or mate.
+pub const TB_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 /// Larger than every score.
 pub const INFINITY: i32 = MATE + 1;
 /// The value of a drawn position.
@@ -205,6 +214,9 @@ pub struct RootMove {
     pub seldepth: usize,
     /// Nodes spent below this move over the whole search (for time management).
     pub nodes: u64,
+    /// The tablebases' score for this move when the root is in the tables (reported
+    /// instead of the search's score unless the search proves a mate).
+    pub tb_score: Option<i32>,
 }
 
 /// What is reported after each iteration (or each PV line with MultiPV).
@@ -216,6 +228,8 @@ pub struct IterationInfo<'a> {
     pub score: i32,
     pub bound: Bound,
     pub nodes: u64,
+    /// Tablebase probes that answered, all threads together.
+    pub tbhits: u64,
     pub elapsed_ms: u64,
     pub hashfull: u32,
     pub pv: &'a [Move],
@@ -264,6 +278,14 @@ pub struct Searcher {
     pub config: SearchConfig,
     tt: Arc<TranspositionTable>,
     flags: Arc<SharedFlags>,
+    /// The endgame tablebases, shared by all threads (`None`: no `SyzygyPath`).
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
+    /// Probe below the root only positions with at most this many pieces (0: never); set per
+    /// search from `tb_settings` and the tables.
+    tb_cardinality: usize,
+    /// Tablebase probes of this search that answered (this thread).
+    tb_hits: u64,
     evaluator: Evaluator,
     /// The network and its accumulators along the search path, when a net is loaded
     /// (otherwise the handcrafted evaluation plays).
@@ -293,6 +315,8 @@ pub struct Searcher {
     thread_id: usize,
     /// Nodes of the other threads of the group, as last read (every 1024 nodes).
     others_nodes: u64,
+    /// Tablebase hits of the other threads of the group, as last read.
+    others_tb_hits: u64,
     /// The clock is polled when `nodes & poll_mask == 0`: every 1024 nodes, or every 128
     /// when the hard limit is a few ms (1024 nodes take 1-2 ms, which a 1 ms search must
     /// not overrun by on a nearly empty clock).
@@ -305,6 +329,10 @@ impl Searcher {
             config: SearchConfig::from_env(),
             tt,
             flags,
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
+            tb_cardinality: 0,
+            tb_hits: 0,
             evaluator: Evaluator::new(),
             net: crate::nnue::default_network().map(|n| AccumulatorStack::new(n, MAX_PLY + 8)),
             histories: Histories::default(),
@@ -327,6 +355,7 @@ impl Searcher {
             group: None,
             thread_id: 0,
             others_nodes: 0,
+            others_tb_hits: 0,
             poll_mask: 1023,
         }
     }
@@ -355,6 +384,25 @@ impl Searcher {
             Some(g) => self.nodes + g.others(self.thread_id),
             None => self.nodes,
         }
+    }
+
+    /// Tablebase hits of all threads of the search (as `total_nodes`).
+    fn total_tb_hits(&self) -> u64 {
+        match &self.group {
+            Some(g) => self.tb_hits + g.others_tb_hits(self.thread_id),
+            None => self.tb_hits,
+        }
+    }
+
+    /// Probes `tablebases` from now on (`None`: no tables), as `settings` say.
+    pub fn set_tablebases(&mut self, tablebases: Option<Arc<Tablebases>>, settings: ProbeSettings) {
+        self.tablebases = tablebases;
+        self.tb_settings = settings;
+    }
+
+    /// Tablebase probes that answered in the last search (this thread).
+    pub fn tb_hits(&self) -> u64 {
+        self.tb_hits
     }
 
     /// Evaluates with `net` from now on (`None`: the handcrafted evaluation).
@@ -451,8 +499,9 @@ impl Searcher {
             self.stopped = true;
         } else if self.nodes & self.poll_mask == 0 {
             if let Some(g) = &self.group {
-                g.publish(self.thread_id, self.nodes);
+                g.publish(self.thread_id, self.nodes, self.tb_hits);
                 self.others_nodes = g.others(self.thread_id);
+                self.others_tb_hits = g.others_tb_hits(self.thread_id);
             }
             let pondering = self.check_ponderhit();
             if !pondering && !self.limits.infinite && self.time.hard_limit_reached() {
@@ -460,6 +509,34 @@ impl Searcher {
             }
         }
         self.stopped
+    }
+
+    /// Probes the tablebases at a node below the root, when the tables hold it and it is
+    /// worth it: at most `tb_cardinality` pieces (and fewer, or `depth` at least
+    /// `SyzygyProbeDepth`), no castling rights, and the last move a capture or pawn move (a
+    /// WDL table's answer assumes a fresh fifty-move count). Returns the score at `ply` and
+    /// what it bounds.
+    #[inline]
+    fn probe_tablebases(&mut self, pos: &Position, depth: i32, ply: usize) -> Option<(i32, Bound)> {
+        if self.tb_cardinality == 0 {
+            return None;
+        }
+        let chess = pos.chess();
+        let pieces = chess.board().occupied().count();
+        if pieces > self.tb_cardinality
+            || (pieces == self.tb_cardinality && depth < self.tb_settings.depth)
+            || chess.halfmoves() != 0
+            || chess.castles().any()
+        {
+            return None;
+        }
+        let wdl = self.tablebases.as_ref()?.probe_wdl(chess)?;
+        self.tb_hits += 1;
+        Some(crate::tablebase::wdl_to_score(
+            wdl,
+            ply,
+            self.tb_settings.rule50,
+        ))
     }
 
     /// The value of a node at the end of the ply stack (`MAX_PLY - 1`), where nothing can be

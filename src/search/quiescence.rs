@@ -1,7 +1,7 @@
 //! Step 4: the quiescence search that resolves captures (and, in check, every evasion)
 //! before a position is evaluated.
 
-use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, mated_in};
+use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, TB_BOUND, mated_in};
 use crate::movepick::{self, MovePicker, is_noisy};
 use crate::position::Position;
 use crate::see;
@@ -86,7 +86,7 @@ impl Searcher {
                 // evasions are skipped: bets that they rarely matter, and chains of checks and
                 // evasions would otherwise make quiescence explode.
                 if self.config.on(Feature::QsEvasions)
-                    && best_score > -MATE_BOUND
+                    && best_score > -TB_BOUND
                     && (!is_noisy(m) || !see::see_ge(pos.chess(), m, 0))
                 {
                     continue;

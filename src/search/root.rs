@@ -9,7 +9,7 @@ use shakmaty::Move;
 
 use super::{
     DRAW, Feature, Frame, INFINITY, IterationInfo, Limits, MATE, MATE_BOUND, MAX_PLY, Reporter,
-    RootMove, SearchResult, Searcher, mated_in,
+    RootMove, SearchResult, Searcher, TB_BOUND, mated_in,
 };
 use crate::movepick::{self, MovePicker, OrderingContext};
 use crate::position::Position;
@@ -42,6 +42,12 @@ impl Searcher {
         self.started = Instant::now();
         self.nodes = 0;
         self.others_nodes = 0;
+        self.tb_hits = 0;
+        self.others_tb_hits = 0;
+        self.tb_cardinality = self
+            .tablebases
+            .as_ref()
+            .map_or(0, |tb| self.tb_settings.limit.min(tb.max_pieces()));
         self.seldepth = 0;
         self.stopped = false;
         self.was_pondering = self.flags.pondering.load(Ordering::Relaxed);
@@ -87,8 +93,10 @@ impl Searcher {
                 pv: vec![mv],
                 seldepth: 0,
                 nodes: 0,
+                tb_score: None,
             })
             .collect();
+        self.rank_root_moves_by_tablebases(root);
 
         if self.root_moves.is_empty() {
             // Checkmate or stalemate: nothing to search.
@@ -100,6 +108,7 @@ impl Searcher {
                 score,
                 bound: Bound::Exact,
                 nodes: 0,
+                tbhits: 0,
                 elapsed_ms: self.started.elapsed().as_millis() as u64,
                 hashfull: self.tt.hashfull(),
                 pv: &[],
@@ -172,7 +181,7 @@ impl Searcher {
                 let mut delta = 15;
                 let (mut alpha, mut beta) = if depth >= 4
                     && self.config.on(Feature::Aspiration)
-                    && previous.abs() < MATE_BOUND
+                    && previous.abs() < TB_BOUND
                 {
                     (
                         (previous - delta).max(-INFINITY),
@@ -279,6 +288,7 @@ impl Searcher {
         } else {
             best.score
         };
+        let score = Self::shown_score(best, score);
         SearchResult {
             best: Some(best.mv),
             ponder,
@@ -341,17 +351,57 @@ impl Searcher {
         if score == -INFINITY {
             return;
         }
+        let shown = Self::shown_score(rm, score);
         reporter.iteration(&IterationInfo {
             depth,
             seldepth: rm.seldepth.max(1),
             multipv: pv_index + 1,
-            score,
-            bound,
+            score: shown,
+            // The tables' score is exact whatever window the search had.
+            bound: if shown == score { bound } else { Bound::Exact },
             nodes: self.total_nodes(),
+            tbhits: self.total_tb_hits(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             hashfull: self.tt.hashfull(),
             pv: &rm.pv,
         });
+    }
+
+    /// The score to report for a root move the search scored `score`: the tables' result
+    /// when the root is in the tables, unless the search proved a mate.
+    fn shown_score(rm: &RootMove, score: i32) -> i32 {
+        match rm.tb_score {
+            Some(tb) if score.abs() < MATE_BOUND => tb,
+            _ => score,
+        }
+    }
+
+    /// When the root is in the tables (few enough pieces, no castling rights), keeps only the
+    /// root moves that hold the tables' best result and, winning, make progress towards the
+    /// next capture, pawn move or mate (`Tablebases::rank_root`), best-ranked first, each
+    /// with the tables' score to report. Only moves already allowed (`searchmoves`) are
+    /// ranked. Without an answer from the tables the moves are left as they are.
+    fn rank_root_moves_by_tablebases(&mut self, root: &Position) {
+        let Some(tb) = self.tablebases.clone() else {
+            return;
+        };
+        if self.root_moves.is_empty() || !tb.covers(root.chess(), self.tb_cardinality) {
+            return;
+        }
+        let moves: Vec<Move> = self.root_moves.iter().map(|rm| rm.mv).collect();
+        let Some(ranking) = tb.rank_root(root.chess(), &moves, self.tb_settings.rule50) else {
+            return;
+        };
+        self.tb_hits += ranking.probes;
+        let mut ranked = Vec::with_capacity(ranking.moves.len());
+        for (mv, tb_score) in ranking.moves {
+            if let Some(i) = self.root_moves.iter().position(|rm| rm.mv == mv) {
+                let mut rm = self.root_moves.swap_remove(i);
+                rm.tb_score = Some(tb_score);
+                ranked.push(rm);
+            }
+        }
+        self.root_moves = ranked;
     }
 
     /// Step 2: the root. PVS over the root moves not yet taken by earlier MultiPV lines.

@@ -431,6 +431,19 @@ pub fn shared_data(relative: &str) -> String {
     })
 }
 
+/// The directory of the 3- and 4-piece Syzygy tables in `../shared/data/syzygy`, with a clear
+/// message if it is missing.
+pub fn syzygy_dir() -> PathBuf {
+    let dir = crate_root().join("../shared/data/syzygy");
+    assert!(
+        dir.join("KQvK.rtbw").is_file(),
+        "the Syzygy tables {} are missing: these tests need the ../shared directory (with \
+         data/syzygy/*.rtbw and *.rtbz) to sit beside the checkout",
+        dir.display()
+    );
+    dir
+}
+
 /// One line of a perft suite: the FEN and `(depth, count)` pairs.
 #[derive(Debug, Clone)]
 pub struct PerftCase {
