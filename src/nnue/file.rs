@@ -128,6 +128,14 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
 
 /// Reads a net file from disk.
 pub fn load(path: &str) -> Result<Network, String> {
+    // Only a regular file of a sensible size is read (not /dev/zero, a directory or a pipe).
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{path} is not a regular file"));
+    }
+    if meta.len() > 64 << 20 {
+        return Err(format!("{path}: {} bytes is far too large for a net", meta.len()));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     read(&bytes).map_err(|e| format!("{path}: {e}"))
 }
