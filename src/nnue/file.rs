@@ -134,7 +134,10 @@ pub fn load(path: &str) -> Result<Network, String> {
         return Err(format!("{path} is not a regular file"));
     }
     if meta.len() > 64 << 20 {
-        return Err(format!("{path}: {} bytes is far too large for a net", meta.len()));
+        return Err(format!(
+            "{path}: {} bytes is far too large for a net",
+            meta.len()
+        ));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     read(&bytes).map_err(|e| format!("{path}: {e}"))
