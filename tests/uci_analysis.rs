@@ -294,3 +294,38 @@ fn single_legal_move_on_the_clock_answers_with_a_real_score() {
         out.lines
     );
 }
+
+/// A proven mate ends a `movetime` or clock search once an iteration twice as deep as the
+/// mate confirms it, instead of printing every depth up to the last; `go depth` still
+/// reaches its depth.
+#[test]
+fn proven_mates_end_timed_searches() {
+    let mut e = Engine::spawn();
+    for go in ["go movetime 20000", "go wtime 60000 btime 60000"] {
+        e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+        e.send(go);
+        let out = e.wait_bestmove(secs(30));
+        let depths: Vec<i64> = out
+            .lines
+            .iter()
+            .filter(|l| l.contains(" score "))
+            .filter_map(|l| info_value(l, "depth"))
+            .collect();
+        assert_eq!(out.best, "a1a8", "{go}");
+        assert!(
+            depths.len() <= 6 && depths.iter().all(|&d| d <= 4),
+            "{go}: depths {depths:?}"
+        );
+    }
+    e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    e.send("go depth 12");
+    let out = e.wait_bestmove(GENEROUS);
+    let last = out
+        .lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" score "))
+        .unwrap();
+    assert_eq!(info_value(last, "depth"), Some(12), "{last}");
+    assert!(last.contains("score mate 1"), "{last}");
+}

@@ -259,6 +259,17 @@ impl Searcher {
                 break;
             }
             let pondering = self.check_ponderhit();
+            // A mate (for either side) proven by an iteration twice as deep as the mate is
+            // long is not going to change: a search that is not asked for a depth, for analysis
+            // or to ponder answers now instead of racing through every depth up to the last.
+            if !pondering
+                && !self.limits.infinite
+                && self.limits.depth.is_none()
+                && score.abs() >= MATE_BOUND
+                && depth >= 2 * (MATE - score.abs()) + 2
+            {
+                break;
+            }
             if !pondering && self.single_move_done(depth) {
                 break;
             }
