@@ -189,12 +189,7 @@ fn show_wdl_prints_win_draw_loss_chances() {
     e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     e.send("go depth 4");
     let out = e.wait_bestmove(GENEROUS);
-    let last = out
-        .lines
-        .iter()
-        .rev()
-        .find(|l| l.contains(" score "))
-        .unwrap();
+    let last = *out.score_lines().last().expect("a scored line");
     assert!(last.contains("score mate 1"), "{last}");
     assert_eq!(wdl_of(last), Some((1000, 0, 0)), "{last}");
 }
@@ -320,12 +315,7 @@ fn proven_mates_end_timed_searches() {
     e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     e.send("go depth 12");
     let out = e.wait_bestmove(GENEROUS);
-    let last = out
-        .lines
-        .iter()
-        .rev()
-        .find(|l| l.contains(" score "))
-        .unwrap();
+    let last = *out.score_lines().last().expect("a scored line");
     assert_eq!(info_value(last, "depth"), Some(12), "{last}");
     assert!(last.contains("score mate 1"), "{last}");
 }
