@@ -23,6 +23,7 @@ use crate::book::{self, Book};
 use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
+use crate::strength::{self, Level};
 use crate::tablebase::{self, ProbeSettings, Tablebases};
 use crate::threads::{MAX_THREADS, ThreadPool};
 use crate::time::{Clock, TimeManager};
@@ -62,6 +63,10 @@ pub struct Options {
     pub syzygy_path: String,
     /// `SyzygyProbeDepth`, `SyzygyProbeLimit`, `Syzygy50MoveRule`.
     pub syzygy: ProbeSettings,
+    /// `UCI_LimitStrength`: play at `elo` instead of full strength.
+    pub limit_strength: bool,
+    /// `UCI_Elo`.
+    pub elo: u32,
 }
 
 impl Default for Options {
@@ -79,6 +84,8 @@ impl Default for Options {
             book_depth: DEFAULT_BOOK_DEPTH,
             syzygy_path: tablebase::EMPTY_PATH.to_string(),
             syzygy: ProbeSettings::default(),
+            limit_strength: false,
+            elo: strength::DEFAULT_ELO,
         }
     }
 }
@@ -95,6 +102,8 @@ struct SearchJob {
     mode: CastlingMode,
     /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
     wdl_material: Option<u32>,
+    /// The level to play at (`None`: full strength).
+    strength: Option<Level>,
 }
 
 /// Work for the search thread.
@@ -153,6 +162,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                     tb_settings,
                     mode,
                     wdl_material,
+                    strength,
                 } = *job;
                 pool.set_tt(tt);
                 pool.set_tablebases(tablebases, tb_settings);
@@ -162,7 +172,17 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                     pool.search(&root, &history, limits, time, &mut reporter)
                 }));
                 match outcome {
-                    Ok(result) => emit(&uci::bestmove(result.best, result.ponder, mode)),
+                    Ok(result) => {
+                        let (best, ponder) = match strength {
+                            Some(level) if !result.lines.is_empty() => {
+                                let line = &result.lines
+                                    [strength::choose(&result.lines, &level, &mut rand::rng())];
+                                (Some(line.mv), line.pv.get(1).copied())
+                            }
+                            _ => (result.best, result.ponder),
+                        };
+                        emit(&uci::bestmove(best, ponder, mode))
+                    }
                     Err(_) => {
                         emit(&uci::info_string(
                             "internal error in the search; playing a legal move",
@@ -505,6 +525,16 @@ impl Engine {
                     self.options.syzygy.limit = n as usize;
                 }
             }
+            "uci_limitstrength" => {
+                if let Some(b) = boolean() {
+                    self.options.limit_strength = b;
+                }
+            }
+            "uci_elo" => {
+                if let Some(n) = number(strength::MIN_ELO as i64, strength::MAX_ELO as i64) {
+                    self.options.elo = n as u32;
+                }
+            }
             "syzygy50moverule" => {
                 if let Some(b) = boolean() {
                     self.options.syzygy.rule50 = b;
@@ -700,7 +730,7 @@ impl Engine {
             overhead: self.options.move_overhead,
         };
         let timed = time.is_some() || go.movetime.is_some();
-        let limits = Limits {
+        let mut limits = Limits {
             depth: go.depth.map(|d| d.clamp(1, MAX_PLY as u64 - 1) as i32),
             nodes: go.nodes,
             soft_nodes: None,
@@ -723,6 +753,15 @@ impl Engine {
                 .collect(),
             multipv: self.options.multipv,
         };
+        // A limited strength is a node budget and a choice among several lines.
+        let strength = self
+            .options
+            .limit_strength
+            .then(|| strength::level(self.options.elo));
+        if let Some(level) = strength {
+            limits.nodes = Some(limits.nodes.map_or(level.nodes, |n| n.min(level.nodes)));
+            limits.multipv = limits.multipv.max(level.lines);
+        }
         self.flags.stop.store(false, Ordering::SeqCst);
         self.flags.pondering.store(go.ponder, Ordering::SeqCst);
         let job = Job::Search(Box::new(SearchJob {
@@ -738,6 +777,7 @@ impl Engine {
                 .options
                 .show_wdl
                 .then(|| crate::wdl::material(self.root.chess().board())),
+            strength,
         }));
         self.send(job);
     }

@@ -10,6 +10,7 @@ pub mod nnue;
 pub mod position;
 pub mod search;
 pub mod see;
+pub mod strength;
 pub mod tablebase;
 pub mod threads;
 pub mod time;

@@ -408,6 +408,13 @@ fn option_configs() -> Vec<UciOptionConfig> {
             crate::tablebase::MAX_TB_PIECES as i64,
         ),
         check("Syzygy50MoveRule", true),
+        check("UCI_LimitStrength", false),
+        spin(
+            "UCI_Elo",
+            crate::strength::DEFAULT_ELO as i64,
+            crate::strength::MIN_ELO as i64,
+            crate::strength::MAX_ELO as i64,
+        ),
     ]
 }
 

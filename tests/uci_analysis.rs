@@ -3,46 +3,7 @@
 
 mod common;
 
-use common::{Engine, GENEROUS, info_score, info_value, pv_of, secs};
-
-/// The last complete set of MultiPV lines (the lines of the deepest depth printed in full).
-fn last_multipv_set(lines: &[String], k: usize) -> Vec<String> {
-    let scored: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.starts_with("info depth") && l.contains(" multipv ") && !l.contains("bound"))
-        .collect();
-    let deepest = scored
-        .iter()
-        .filter_map(|l| info_value(l, "depth"))
-        .filter(|d| {
-            let n = scored
-                .iter()
-                .filter(|l| info_value(l, "depth") == Some(*d))
-                .count();
-            n >= k
-        })
-        .max()
-        .expect("no complete MultiPV iteration");
-    let set: Vec<String> = scored
-        .iter()
-        .filter(|l| info_value(l, "depth") == Some(deepest))
-        .map(|l| l.to_string())
-        .collect();
-    set[set.len() - k..].to_vec()
-}
-
-fn cp(line: &str) -> i64 {
-    match info_score(line).expect("score") {
-        (kind, n) if kind == "cp" => n,
-        (_, n) => {
-            if n > 0 {
-                100_000 - n
-            } else {
-                -100_000 - n
-            }
-        }
-    }
-}
+use common::{Engine, GENEROUS, info_cp, info_score, info_value, last_multipv_set, pv_of, secs};
 
 #[test]
 fn multipv_lines_are_numbered_distinct_and_ordered() {
@@ -62,7 +23,7 @@ fn multipv_lines_are_numbered_distinct_and_ordered() {
     distinct.sort();
     distinct.dedup();
     assert_eq!(distinct.len(), 4, "first moves must differ: {firsts:?}");
-    let scores: Vec<i64> = set.iter().map(|l| cp(l)).collect();
+    let scores: Vec<i64> = set.iter().map(|l| info_cp(l)).collect();
     assert!(
         scores.windows(2).all(|w| w[0] >= w[1]),
         "lines not best first: {scores:?}"

@@ -257,6 +257,9 @@ pub struct SearchResult {
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
+    /// The last completed iteration's lines (MultiPV), best first, with their exact scores
+    /// (empty when not even the first iteration completed).
+    pub lines: Vec<RootMove>,
 }
 
 /// Per-ply state of the search.

@@ -120,6 +120,7 @@ impl Searcher {
                 score,
                 depth: 0,
                 nodes: 0,
+                lines: Vec::new(),
             };
         }
 
@@ -157,6 +158,7 @@ impl Searcher {
             .clamp(1, MAX_PLY as i32 - 1);
         let multipv = self.limits.multipv.min(self.root_moves.len());
         let mut completed_depth = 0;
+        let mut completed_lines = Vec::new();
         let mut best_move_changes = 0.0f64;
         let mut stable_iterations = 0u32;
         let mut last_best = None;
@@ -230,6 +232,7 @@ impl Searcher {
                 break;
             }
             completed_depth = depth;
+            completed_lines = self.root_moves[..multipv].to_vec();
 
             // Time management between iterations.
             let best = self.root_moves[0].mv;
@@ -306,6 +309,7 @@ impl Searcher {
             score,
             depth: completed_depth,
             nodes: self.total_nodes(),
+            lines: completed_lines,
         }
     }
 

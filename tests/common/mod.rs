@@ -565,6 +565,46 @@ pub fn info_score(line: &str) -> Option<(String, i64)> {
     Some((kind, n))
 }
 
+/// The last complete set of MultiPV lines (the lines of the deepest depth printed in full).
+pub fn last_multipv_set(lines: &[String], k: usize) -> Vec<String> {
+    let scored: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" multipv ") && !l.contains("bound"))
+        .collect();
+    let deepest = scored
+        .iter()
+        .filter_map(|l| info_value(l, "depth"))
+        .filter(|d| {
+            let n = scored
+                .iter()
+                .filter(|l| info_value(l, "depth") == Some(*d))
+                .count();
+            n >= k
+        })
+        .max()
+        .expect("no complete MultiPV iteration");
+    let set: Vec<String> = scored
+        .iter()
+        .filter(|l| info_value(l, "depth") == Some(deepest))
+        .map(|l| l.to_string())
+        .collect();
+    set[set.len() - k..].to_vec()
+}
+
+/// An info line's score as one number: centipawns, or ±100,000 minus the moves to mate.
+pub fn info_cp(line: &str) -> i64 {
+    match info_score(line).expect("score") {
+        (kind, n) if kind == "cp" => n,
+        (_, n) => {
+            if n > 0 {
+                100_000 - n
+            } else {
+                -100_000 - n
+            }
+        }
+    }
+}
+
 /// Checks a whole search output from `pos`: every `pv` and `currmove` legal, no score without a
 /// `pv`, the bestmove legal (or `0000` exactly when there is no legal move), the ponder move
 /// legal after it.

@@ -1,0 +1,124 @@
+//! Human-strength play over the real binary: `UCI_LimitStrength` and `UCI_Elo` are announced
+//! and clamped, a limited search keeps to its level's node budget, plays one of its lines
+//! within the level's margin, varies between equal moves and never gives away what the search
+//! sees. (How strong each level plays is measured by games: see the README.)
+
+mod common;
+
+use common::{Engine, GENEROUS, info_cp, info_value, last_multipv_set, pv_of};
+use scout::strength::{self, MAX_ELO, MIN_ELO};
+
+fn limited(elo: u32) -> Engine {
+    let mut e = Engine::spawn();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send(&format!("setoption name UCI_Elo value {elo}"));
+    e
+}
+
+#[test]
+fn options_are_announced_and_clamped() {
+    let mut e = Engine::spawn();
+    let lines = e.uci();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name UCI_LimitStrength type check default false"),
+        "{lines:#?}"
+    );
+    let elo = format!(
+        "option name UCI_Elo type spin default {} min {MIN_ELO} max {MAX_ELO}",
+        strength::DEFAULT_ELO
+    );
+    assert!(lines.contains(&elo), "{lines:#?}");
+    e.send("setoption name UCI_Elo value 99999");
+    e.expect_line(
+        "range info",
+        |l| l.contains("out of range") && l.contains("3000"),
+        GENEROUS,
+    );
+    e.send("setoption name UCI_Elo value strong");
+    e.expect_line("number info", |l| l.contains("not a number"), GENEROUS);
+    e.send("setoption name UCI_LimitStrength value maybe");
+    e.expect_line("boolean info", |l| l.contains("true or false"), GENEROUS);
+    e.assert_alive();
+}
+
+#[test]
+fn a_limited_search_plays_one_of_its_lines_within_the_margin() {
+    for elo in [MIN_ELO, 2000, 2600] {
+        let level = strength::level(elo);
+        let mut e = limited(elo);
+        e.send("position fen r1bqk2r/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R1BQK2R w KQkq - 0 8");
+        for _ in 0..4 {
+            // A depth far beyond the budget: the node budget is what stops the search.
+            e.send("go depth 40");
+            let out = e.wait_bestmove(GENEROUS);
+            let nodes = out
+                .score_lines()
+                .iter()
+                .filter_map(|l| info_value(l, "nodes"))
+                .max()
+                .unwrap();
+            // The node budget is checked every few nodes: a little overshoot, no more.
+            assert!(
+                nodes as u64 <= level.nodes + 200,
+                "{elo}: {nodes} nodes for a budget of {}",
+                level.nodes
+            );
+            let set = last_multipv_set(&out.lines, level.lines);
+            let best = info_cp(&set[0]);
+            let played = set
+                .iter()
+                .find(|l| pv_of(l)[0] == out.best)
+                .unwrap_or_else(|| panic!("{elo}: {} is none of {set:#?}", out.best));
+            assert!(
+                info_cp(played) >= best - level.margin as i64,
+                "{elo}: {played} is more than {} below {best}",
+                level.margin
+            );
+        }
+    }
+}
+
+#[test]
+fn weak_levels_vary_between_equal_moves() {
+    let mut e = limited(MIN_ELO);
+    e.send("position startpos");
+    let mut played = Vec::new();
+    for _ in 0..12 {
+        e.send("go depth 40");
+        played.push(e.wait_bestmove(GENEROUS).best);
+    }
+    played.sort();
+    played.dedup();
+    // Four lines within a few centipawns, each drawn with a weight near 1/4: twelve equal
+    // answers would happen about once in four million runs.
+    assert!(played.len() >= 2, "always {played:?}");
+}
+
+#[test]
+fn weak_levels_never_give_away_what_they_see() {
+    // Nxd4 wins the queen for a knight; every other move lets the queen escape. (Each search
+    // starts afresh: a table filled by earlier shallow searches can make the weakest level
+    // misjudge a quiet move, which is a limit of what it sees, not of how it chooses.)
+    let mut e = limited(MIN_ELO);
+    for _ in 0..12 {
+        e.send("ucinewgame");
+        e.send("position fen rnb1kbnr/pppp1ppp/8/4p3/3qP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3");
+        e.send("go wtime 60000 btime 60000");
+        assert_eq!(e.wait_bestmove(GENEROUS).best, "f3d4");
+    }
+}
+
+#[test]
+fn full_strength_is_the_default_and_comes_back() {
+    let mut e = limited(MIN_ELO);
+    e.send("setoption name UCI_LimitStrength value false");
+    e.send("position startpos");
+    e.send("go depth 6");
+    let out = e.wait_bestmove(GENEROUS);
+    let last = out.score_lines().last().unwrap().to_string();
+    assert_eq!(info_value(&last, "depth"), Some(6), "{last}");
+    assert_eq!(info_value(&last, "multipv"), Some(1), "{last}");
+    assert!(info_value(&last, "nodes").unwrap() as u64 > strength::level(MIN_ELO).nodes);
+}
