@@ -139,10 +139,6 @@ impl AccumulatorStack {
         &self.net
     }
 
-    pub fn kernels(&self) -> Kernels {
-        self.kernels
-    }
-
     /// Starts a new path at `root` (ply 0), computed from scratch.
     pub fn reset(&mut self, root: &Chess) {
         self.accumulators[0] = Accumulator::refresh(&self.net, root.board());

@@ -31,7 +31,7 @@ use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
 use crate::nnue::Network;
-use crate::nnue::accumulator::{Accumulator, AccumulatorStack};
+use crate::nnue::accumulator::AccumulatorStack;
 use crate::position::Position;
 use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::threads::Group;
@@ -432,12 +432,7 @@ impl Searcher {
     fn evaluate_from_scratch(&mut self, pos: &Position) -> i32 {
         match &self.net {
             Some(stack) => {
-                let net = stack.net();
-                Accumulator::refresh(net, pos.chess().board()).evaluate(
-                    net,
-                    stack.kernels(),
-                    pos.turn(),
-                )
+                crate::nnue::evaluate_board(stack.net(), pos.chess().board(), pos.turn())
             }
             None => self.evaluator.evaluate(pos.chess()),
         }
