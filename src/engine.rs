@@ -169,16 +169,19 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 let mut reporter = UciReporter { mode, wdl_material };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    pool.search(&root, &history, limits, time, &mut reporter)
+                    if strength.is_some() {
+                        pool.search_alone(&root, &history, limits, time, &mut reporter)
+                    } else {
+                        pool.search(&root, &history, limits, time, &mut reporter)
+                    }
                 }));
                 match outcome {
                     Ok(result) => {
-                        let (best, ponder) = match strength {
-                            Some(level) if !result.lines.is_empty() => {
-                                let line = &result.lines
-                                    [strength::choose(&result.lines, &level, &mut rand::rng())];
-                                (Some(line.mv), line.pv.get(1).copied())
-                            }
+                        let chosen = strength.map_or(0, |level| {
+                            strength::choose(&result.lines, &level, &mut rand::rng())
+                        });
+                        let (best, ponder) = match result.lines.get(chosen) {
+                            Some(line) if chosen > 0 => (Some(line.mv), line.pv.get(1).copied()),
                             _ => (result.best, result.ponder),
                         };
                         emit(&uci::bestmove(best, ponder, mode))
@@ -753,14 +756,13 @@ impl Engine {
                 .collect(),
             multipv: self.options.multipv,
         };
-        // A limited strength is a node budget and a choice among several lines.
-        let strength = self
-            .options
-            .limit_strength
+        // A limited strength is a node budget on one thread and a choice among a few lines;
+        // analysis (`go infinite`) is always at full strength.
+        let strength = (self.options.limit_strength && !limits.infinite)
             .then(|| strength::level(self.options.elo));
         if let Some(level) = strength {
             limits.nodes = Some(limits.nodes.map_or(level.nodes, |n| n.min(level.nodes)));
-            limits.multipv = limits.multipv.max(level.lines);
+            limits.multipv = level.lines;
         }
         self.flags.stop.store(false, Ordering::SeqCst);
         self.flags.pondering.store(go.ponder, Ordering::SeqCst);

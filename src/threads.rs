@@ -163,6 +163,20 @@ impl ThreadPool {
         }
     }
 
+    /// Searches with the main thread only, whatever `Threads` says (a limited strength: its
+    /// node budget must mean the same with any number of threads).
+    pub fn search_alone(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: Limits,
+        time: TimeManager,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.main.leave_group();
+        self.main.search(root, history, limits, time, reporter)
+    }
+
     /// Searches with every thread; the main thread's result is the answer. Arguments as for
     /// [`Searcher::search`]. `limits.nodes` counts the nodes of all threads together.
     pub fn search(
@@ -174,8 +188,7 @@ impl ThreadPool {
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
         if self.helpers.is_empty() {
-            self.main.leave_group();
-            return self.main.search(root, history, limits, time, reporter);
+            return self.search_alone(root, history, limits, time, reporter);
         }
         let group = Arc::new(Group::new(self.threads()));
         self.tt.new_search();

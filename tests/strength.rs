@@ -1,11 +1,17 @@
 //! Human-strength play over the real binary: `UCI_LimitStrength` and `UCI_Elo` are announced
-//! and clamped, a limited search keeps to its level's node budget, plays one of its lines
-//! within the level's margin, varies between equal moves and never gives away what the search
-//! sees. (How strong each level plays is measured by games: see the README.)
+//! and clamped, a limited search keeps to its level's node budget (also with more threads and
+//! a larger MultiPV), plays one of its lines within the level's margin, varies between equal
+//! moves and never gives away what the search sees; analysis stays at full strength. (How
+//! strong each level plays is measured by games: see the README.)
 
 mod common;
 
-use common::{Engine, GENEROUS, info_cp, info_value, last_multipv_set, pv_of};
+use common::{
+    Engine, GENEROUS, chess_from_fen, engine_move, info_cp, info_value, last_multipv_set, pv_of,
+};
+use shakmaty::{CastlingMode, Position};
+
+const STD: CastlingMode = CastlingMode::Standard;
 use scout::strength::{self, MAX_ELO, MIN_ELO};
 
 fn limited(elo: u32) -> Engine {
@@ -53,15 +59,10 @@ fn a_limited_search_plays_one_of_its_lines_within_the_margin() {
             // A depth far beyond the budget: the node budget is what stops the search.
             e.send("go depth 40");
             let out = e.wait_bestmove(GENEROUS);
-            let nodes = out
-                .score_lines()
-                .iter()
-                .filter_map(|l| info_value(l, "nodes"))
-                .max()
-                .unwrap();
+            let nodes = nodes_of(&out);
             // The node budget is checked every few nodes: a little overshoot, no more.
             assert!(
-                nodes as u64 <= level.nodes + 200,
+                nodes <= level.nodes + 200,
                 "{elo}: {nodes} nodes for a budget of {}",
                 level.nodes
             );
@@ -98,27 +99,81 @@ fn weak_levels_vary_between_equal_moves() {
 
 #[test]
 fn weak_levels_never_give_away_what_they_see() {
-    // Nxd4 wins the queen for a knight; every other move lets the queen escape. (Each search
-    // starts afresh: a table filled by earlier shallow searches can make the weakest level
-    // misjudge a quiet move, which is a limit of what it sees, not of how it chooses.)
+    // The white queen on e4 is attacked by a pawn: the few safe queen moves are all that keep
+    // the material, every other move loses the queen.
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/4Q3/8/PPPP1PPP/RNB1KBNR w KQkq - 0 3";
+    let pos = chess_from_fen(fen, STD).unwrap();
     let mut e = limited(MIN_ELO);
+    e.send(&format!("position fen {fen}"));
     for _ in 0..12 {
-        e.send("ucinewgame");
-        e.send("position fen rnb1kbnr/pppp1ppp/8/4p3/3qP3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3");
         e.send("go wtime 60000 btime 60000");
-        assert_eq!(e.wait_bestmove(GENEROUS).best, "f3d4");
+        let best = e.wait_bestmove(GENEROUS).best;
+        let mut after = pos.clone();
+        after.play_unchecked(engine_move(&pos, &best, STD).unwrap());
+        let queen = after.board().queens() & after.board().white();
+        assert!(
+            !after.legal_moves().iter().any(|m| queen.contains(m.to())),
+            "{best} leaves the queen to be taken"
+        );
     }
+}
+
+/// The deepest `nodes` of a search's scored lines.
+fn nodes_of(out: &common::SearchOutput) -> u64 {
+    out.score_lines()
+        .iter()
+        .filter_map(|l| info_value(l, "nodes"))
+        .max()
+        .unwrap() as u64
+}
+
+#[test]
+fn threads_and_multipv_do_not_change_a_level() {
+    let level = strength::level(2000);
+    let mut e = limited(2000);
+    e.send("setoption name Threads value 3");
+    e.send("setoption name MultiPV value 8");
+    e.send("position fen r1bqk2r/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R1BQK2R w KQkq - 0 8");
+    e.send("go depth 40");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(nodes_of(&out) <= level.nodes + 200, "{}", nodes_of(&out));
+    let most = out
+        .score_lines()
+        .iter()
+        .filter_map(|l| info_value(l, "multipv"))
+        .max();
+    assert_eq!(most, Some(level.lines as i64));
+}
+
+#[test]
+fn analysis_is_at_full_strength() {
+    let level = strength::level(MIN_ELO);
+    let mut e = limited(MIN_ELO);
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect_line(
+        "a line beyond the level's budget",
+        |l| info_value(l, "nodes").is_some_and(|n| n as u64 > 10 * level.nodes),
+        GENEROUS,
+    );
+    e.send("stop");
+    let out = e.wait_bestmove(GENEROUS);
+    assert!(!out.lines.iter().any(|l| l.contains("multipv 2")));
 }
 
 #[test]
 fn full_strength_is_the_default_and_comes_back() {
+    let budget = strength::level(MIN_ELO).nodes;
+    let mut fresh = Engine::spawn();
     let mut e = limited(MIN_ELO);
     e.send("setoption name UCI_LimitStrength value false");
-    e.send("position startpos");
-    e.send("go depth 6");
-    let out = e.wait_bestmove(GENEROUS);
-    let last = out.score_lines().last().unwrap().to_string();
-    assert_eq!(info_value(&last, "depth"), Some(6), "{last}");
-    assert_eq!(info_value(&last, "multipv"), Some(1), "{last}");
-    assert!(info_value(&last, "nodes").unwrap() as u64 > strength::level(MIN_ELO).nodes);
+    for engine in [&mut fresh, &mut e] {
+        engine.send("position startpos");
+        engine.send("go depth 6");
+        let out = engine.wait_bestmove(GENEROUS);
+        let last = out.score_lines().last().unwrap().to_string();
+        assert_eq!(info_value(&last, "depth"), Some(6), "{last}");
+        assert_eq!(info_value(&last, "multipv"), Some(1), "{last}");
+        assert!(nodes_of(&out) > budget);
+    }
 }

@@ -257,8 +257,8 @@ pub struct SearchResult {
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
-    /// The last completed iteration's lines (MultiPV), best first, with their exact scores
-    /// (empty when not even the first iteration completed).
+    /// The last completed iteration's lines (MultiPV), best first, with their scores; only the
+    /// lines it scored when the first iteration was cut short (then possibly none).
     pub lines: Vec<RootMove>,
 }
 

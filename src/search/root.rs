@@ -232,7 +232,12 @@ impl Searcher {
                 break;
             }
             completed_depth = depth;
-            completed_lines = self.root_moves[..multipv].to_vec();
+            // Lines the iteration scored (a first iteration cut short leaves some unscored).
+            completed_lines = self.root_moves[..multipv]
+                .iter()
+                .filter(|rm| rm.score > -INFINITY)
+                .cloned()
+                .collect();
 
             // Time management between iterations.
             let best = self.root_moves[0].mv;
