@@ -120,8 +120,8 @@ enum Job {
     SetTt(Arc<TranspositionTable>),
     /// Search with this many threads from now on.
     SetThreads(usize),
-    /// Evaluate with this network from now on (`None`: the handcrafted evaluation).
-    SetNetwork(Option<Arc<Network>>),
+    /// Evaluate with this network from now on.
+    SetNetwork(Arc<Network>),
 }
 
 /// Prints the search's progress as UCI `info` lines.
@@ -193,7 +193,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                         let any = root.chess().legal_moves().first().copied();
                         emit(&uci::bestmove(any, None, mode));
                         let threads = pool.threads();
-                        let net = pool.main().network().cloned();
+                        let net = pool.main().network().clone();
                         pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
                         pool.set_threads(threads);
                         pool.set_network(net);
@@ -206,8 +206,8 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             }
             Job::Bench(depth) => {
                 let stdout = std::io::stdout();
-                // With the evaluation the engine plays with (`EvalFile` included).
-                let net = pool.main().network().cloned();
+                // With the net the engine plays with (`EvalFile` included).
+                let net = pool.main().network().clone();
                 crate::tools::bench::run_threads(depth, 1, net, &mut stdout.lock());
             }
             Job::NewGame => pool.new_game(),
@@ -234,8 +234,8 @@ pub struct Engine {
     done: Receiver<()>,
     busy: bool,
     debug: bool,
-    /// The network the search evaluates with (`None`: the handcrafted evaluation).
-    net: Option<Arc<Network>>,
+    /// The network the search evaluates with.
+    net: Arc<Network>,
     /// The opening book read from `BookFile` (`None`: no file, or it could not be read).
     book: Option<Book>,
     /// The endgame tablebases of `SyzygyPath` (`None`: none).
@@ -361,10 +361,7 @@ impl Engine {
                 self.go(go);
             }
             Command::Display => self.display(),
-            Command::Eval => match &self.net {
-                Some(net) => emit(nnue::explain(net, self.root.chess()).trim_end()),
-                None => emit(crate::eval::trace(self.root.chess()).trim_end()),
-            },
+            Command::Eval => emit(nnue::explain(&self.net, self.root.chess()).trim_end()),
             Command::Bench(depth) => {
                 self.wait_idle();
                 let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| {
@@ -555,7 +552,7 @@ impl Engine {
             nnue::default_network()
         } else {
             match nnue::file::load(path) {
-                Ok(net) => Some(Arc::new(net)),
+                Ok(net) => Arc::new(net),
                 Err(e) => {
                     emit(&uci::info_string(&format!(
                         "EvalFile refused: {e}; the evaluation is unchanged"
@@ -564,12 +561,10 @@ impl Engine {
                 }
             }
         };
-        let what = match (&net, path) {
-            (None, _) => "the handcrafted evaluation".to_string(),
-            (Some(n), p) if p.is_empty() || p == nnue::DEFAULT_EVAL_FILE => {
-                format!("the embedded net ({n:?})")
-            }
-            (Some(n), p) => format!("{p} ({n:?})"),
+        let what = if path.is_empty() || path == nnue::DEFAULT_EVAL_FILE {
+            format!("the embedded net ({net:?})")
+        } else {
+            format!("{path} ({net:?})")
         };
         self.net = net.clone();
         self.send(Job::SetNetwork(net));

@@ -4,7 +4,6 @@
 
 pub mod book;
 pub mod engine;
-pub mod eval;
 pub mod movepick;
 pub mod nnue;
 pub mod position;

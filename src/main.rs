@@ -1,5 +1,6 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout tune ...` run the tools and exit.
+//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout wdl-fit ...` run
+//! the tools and exit.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,9 +25,6 @@ fn usage() -> ExitCode {
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
     );
-    eprintln!("       scout tune [FILE...] [--epochs N] [--lr X] [--min-usage N] [--threads N]");
-    eprintln!("                  [--out FILE]");
-    eprintln!("                                  Texel tuning of src/eval/weights.rs");
     ExitCode::from(2)
 }
 
@@ -70,7 +68,7 @@ fn datagen(args: &[String]) -> Result<(), String> {
             "seed" => config.seed = number(&name, &value)?,
             "out" => config.out = value,
             "net" => {
-                config.net = Some(std::sync::Arc::new(scout::nnue::file::load(&value)?));
+                config.net = std::sync::Arc::new(scout::nnue::file::load(&value)?);
             }
             _ => return Err(format!("unknown option --{name}")),
         }
@@ -102,25 +100,6 @@ fn train(args: &[String]) -> Result<(), String> {
         }
     }
     scout::tools::train::run(&config)
-}
-
-fn tune(args: &[String]) -> Result<(), String> {
-    let (positional, named) = options(args)?;
-    let mut config = scout::tools::tune::Config::default();
-    if !positional.is_empty() {
-        config.inputs = positional;
-    }
-    for (name, value) in named {
-        match name.as_str() {
-            "epochs" => config.epochs = number(&name, &value)?,
-            "lr" => config.learning_rate = number(&name, &value)?,
-            "min-usage" => config.min_usage = number(&name, &value)?,
-            "threads" => config.threads = number(&name, &value)?,
-            "out" => config.out = value,
-            _ => return Err(format!("unknown option --{name}")),
-        }
-    }
-    scout::tools::tune::run(&config)
 }
 
 fn main() -> ExitCode {
@@ -182,12 +161,8 @@ fn main() -> ExitCode {
                 usage()
             }
         },
-        Some(tool @ ("datagen" | "train" | "tune")) => {
-            let run = match tool {
-                "datagen" => datagen,
-                "train" => train,
-                _ => tune,
-            };
+        Some(tool @ ("datagen" | "train")) => {
+            let run = if tool == "datagen" { datagen } else { train };
             match run(&args[1..]) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

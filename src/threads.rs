@@ -122,14 +122,14 @@ impl ThreadPool {
         self.helpers.truncate(n - 1);
         while self.helpers.len() < n - 1 {
             let mut helper = Searcher::new(self.tt.clone(), self.flags.clone());
-            helper.set_network(self.main.network().cloned());
+            helper.set_network(self.main.network().clone());
             helper.set_tablebases(self.tablebases.clone(), self.tb_settings);
             self.helpers.push(helper);
         }
     }
 
-    /// Every thread evaluates with `net` from now on (`None`: the handcrafted evaluation).
-    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+    /// Every thread evaluates with `net` from now on.
+    pub fn set_network(&mut self, net: Arc<Network>) {
         self.main.set_network(net.clone());
         for h in self.helpers.iter_mut() {
             h.set_network(net.clone());

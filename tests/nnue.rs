@@ -184,7 +184,7 @@ fn search_with_a_net_equals_minimax() {
             Arc::new(SharedFlags::default()),
         );
         s.config = SearchConfig::exact();
-        s.set_network(Some(net.clone()));
+        s.set_network(net.clone());
         s
     };
     let (mut exact, mut reference) = (make(), make());
@@ -205,7 +205,7 @@ fn search_with_a_net_equals_minimax() {
 }
 
 /// `EvalFile` loads a good net, refuses damaged ones at once (keeping the net it has), and
-/// `<default>` goes back to the default evaluation.
+/// `<default>` goes back to the embedded net.
 #[test]
 fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     let dir = std::env::temp_dir().join(format!("scout-nnue-{}", std::process::id()));
@@ -237,11 +237,12 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
         let lines = e.collect_until("readyok", |l| l == "readyok", common::GENEROUS);
         lines
             .iter()
-            .find(|l| l.starts_with("NNUE evaluation") || l.starts_with("Evaluation (White"))
+            .find(|l| l.starts_with("NNUE evaluation"))
             .cloned()
             .unwrap_or_default()
     };
-    let handcrafted = eval_line(&mut e);
+    let embedded = eval_line(&mut e);
+    assert!(embedded.starts_with("NNUE evaluation"), "{embedded}");
     e.send(&format!(
         "setoption name EvalFile value {}",
         path("good.nnue")
@@ -254,7 +255,7 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     assert!(loaded.contains("good.nnue"), "{loaded}");
     let with_net = eval_line(&mut e);
     assert!(with_net.starts_with("NNUE evaluation"), "{with_net}");
-    // `bench` searches with the loaded net: another tree than the handcrafted evaluation's.
+    // `bench` searches with the loaded net: another tree than the embedded net's.
     let bench_nodes = |e: &mut common::Engine| -> String {
         e.send("bench 3");
         e.expect_line("bench", |l| l.ends_with(" nps"), common::GENEROUS)
@@ -289,7 +290,7 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
         |l| l.starts_with("info string evaluating with"),
         common::GENEROUS,
     );
-    assert_eq!(eval_line(&mut e), handcrafted);
+    assert_eq!(eval_line(&mut e), embedded);
     assert_ne!(bench_nodes(&mut e), net_nodes, "bench ignores EvalFile");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,8 +31,9 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Network output 1.0 is this many centipawns.
 pub const SCALE: i32 = 400;
-/// Largest static evaluation the net returns, in centipawns (as the handcrafted evaluation).
-pub const EVAL_LIMIT: i32 = crate::eval::EVAL_LIMIT - 1;
+/// Largest static evaluation the net returns, in centipawns: far below the tablebase and mate
+/// scores (`search`).
+pub const EVAL_LIMIT: i32 = 9_999;
 /// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
 pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
 
@@ -140,8 +141,14 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
 /// The `EvalFile` value that stands for the default evaluation.
 pub const DEFAULT_EVAL_FILE: &str = "<default>";
 
-/// The default network: none is embedded yet (the handcrafted evaluation plays until a net
-/// beats it), so `EvalFile` is the way to play with a net.
-pub fn default_network() -> Option<std::sync::Arc<Network>> {
-    None
+/// The net built into the binary (its provenance is in the README).
+static DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.nnue");
+
+/// The default network, read once from the bytes built into the binary.
+pub fn default_network() -> std::sync::Arc<Network> {
+    static NET: std::sync::OnceLock<std::sync::Arc<Network>> = std::sync::OnceLock::new();
+    NET.get_or_init(|| {
+        std::sync::Arc::new(file::read(DEFAULT_NET).expect("the embedded net is valid (tested)"))
+    })
+    .clone()
 }

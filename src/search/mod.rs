@@ -29,7 +29,6 @@ use std::time::Instant;
 
 use shakmaty::{Move, Position as _};
 
-use crate::eval::Evaluator;
 use crate::nnue::Network;
 use crate::nnue::accumulator::AccumulatorStack;
 use crate::position::Position;
@@ -289,10 +288,8 @@ pub struct Searcher {
     tb_cardinality: usize,
     /// Tablebase probes of this search that answered (this thread).
     tb_hits: u64,
-    evaluator: Evaluator,
-    /// The network and its accumulators along the search path, when a net is loaded
-    /// (otherwise the handcrafted evaluation plays).
-    net: Option<AccumulatorStack>,
+    /// The network and its accumulators along the search path.
+    net: AccumulatorStack,
     histories: Histories,
     lmr: LmrTable,
     stack: Vec<Frame>,
@@ -336,8 +333,7 @@ impl Searcher {
             tb_settings: ProbeSettings::default(),
             tb_cardinality: 0,
             tb_hits: 0,
-            evaluator: Evaluator::new(),
-            net: crate::nnue::default_network().map(|n| AccumulatorStack::new(n, MAX_PLY + 8)),
+            net: AccumulatorStack::new(crate::nnue::default_network(), MAX_PLY + 8),
             histories: Histories::default(),
             lmr: LmrTable::new(),
             stack: vec![Frame::default(); MAX_PLY + 8],
@@ -408,34 +404,26 @@ impl Searcher {
         self.tb_hits
     }
 
-    /// Evaluates with `net` from now on (`None`: the handcrafted evaluation).
-    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
-        self.net = net.map(|n| AccumulatorStack::new(n, MAX_PLY + 8));
+    /// Evaluates with `net` from now on.
+    pub fn set_network(&mut self, net: Arc<Network>) {
+        self.net = AccumulatorStack::new(net, MAX_PLY + 8);
     }
 
-    /// The network in use, if any.
-    pub fn network(&self) -> Option<&Arc<Network>> {
-        self.net.as_ref().map(AccumulatorStack::net)
+    /// The network in use.
+    pub fn network(&self) -> &Arc<Network> {
+        self.net.net()
     }
 
     /// The static evaluation of the node at `ply` on the search path (`pos`), for the side
     /// to move.
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        match &mut self.net {
-            Some(stack) => stack.evaluate(ply, pos.chess()),
-            None => self.evaluator.evaluate(pos.chess()),
-        }
+        self.net.evaluate(ply, pos.chess())
     }
 
     /// The static evaluation of a position off the search path (computed from scratch).
     fn evaluate_from_scratch(&mut self, pos: &Position) -> i32 {
-        match &self.net {
-            Some(stack) => {
-                crate::nnue::evaluate_board(stack.net(), pos.chess().board(), pos.turn())
-            }
-            None => self.evaluator.evaluate(pos.chess()),
-        }
+        crate::nnue::evaluate_board(self.net.net(), pos.chess().board(), pos.turn())
     }
 
     /// Replaces the transposition table (after a resize).
@@ -446,7 +434,6 @@ impl Searcher {
     /// Forgets everything learned in earlier games.
     pub fn new_game(&mut self) {
         self.histories.clear();
-        self.evaluator = Evaluator::new();
     }
 
     /// Nodes searched by the last search.
@@ -472,9 +459,7 @@ impl Searcher {
         let f = &mut self.stack[ply];
         f.played = m;
         f.piece_to = m.map(|m| Histories::piece_to(mover, m));
-        if let Some(stack) = &mut self.net {
-            stack.push(ply + 1, m, mover);
-        }
+        self.net.push(ply + 1, m, mover);
     }
 
     /// Polls the stop flag and the clocks. Called at every node; the clock only every
@@ -581,11 +566,6 @@ impl Searcher {
             }
         }
         false
-    }
-
-    /// The evaluator (for the `eval` command and tests).
-    pub fn evaluator(&mut self) -> &mut Evaluator {
-        &mut self.evaluator
     }
 
     /// When the last search started.

@@ -38,9 +38,7 @@ impl Searcher {
         for f in self.stack.iter_mut() {
             *f = Frame::default();
         }
-        if let Some(stack) = &mut self.net {
-            stack.reset(pos.chess());
-        }
+        self.net.reset(pos.chess());
     }
 
     /// Plain minimax (no alpha-beta, no TT, no pruning) over the same tree as the exact

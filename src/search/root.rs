@@ -60,9 +60,7 @@ impl Searcher {
         for f in self.stack.iter_mut() {
             *f = Frame::default();
         }
-        if let Some(stack) = &mut self.net {
-            stack.reset(root.chess());
-        }
+        self.net.reset(root.chess());
         if self.group.is_none() {
             // A thread pool ages the table once for all its threads.
             self.tt.new_search();

@@ -29,12 +29,11 @@ pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
     run_threads(depth, 1, crate::nnue::default_network(), out)
 }
 
-/// The bench with `threads` search threads per position, evaluating with `net` (`None`: the
-/// handcrafted evaluation).
+/// The bench with `threads` search threads per position, evaluating with `net`.
 pub fn run_threads(
     depth: i32,
     threads: usize,
-    net: Option<Arc<crate::nnue::Network>>,
+    net: Arc<crate::nnue::Network>,
     out: &mut dyn Write,
 ) -> (u64, u64) {
     let start = Instant::now();

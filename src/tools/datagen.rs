@@ -9,8 +9,8 @@
 //! again continues an interrupted run: an unfinished game at the end of the file is cut off,
 //! the games already there count towards `--games`, and the random openings are drawn from a
 //! seed mixed with the file's length, so a continued run never replays the games it has.
-//! The positions are scored by the engine's default evaluation (the handcrafted one made
-//! generation 0), or by the net given with `--net` (how each later generation is made).
+//! Both sides play with the net built into the engine, or the one given with `--net`. (Generation
+//! 0's data came from the handcrafted evaluation that preceded the nets: see the README.)
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -47,8 +47,8 @@ pub struct Config {
     pub out: String,
     /// Print progress to stderr.
     pub progress: bool,
-    /// Play with this network instead of the engine's default evaluation.
-    pub net: Option<Arc<crate::nnue::Network>>,
+    /// The network both sides play with (the embedded one unless `--net` says otherwise).
+    pub net: Arc<crate::nnue::Network>,
 }
 
 impl Default for Config {
@@ -62,7 +62,7 @@ impl Default for Config {
             seed: 1,
             out: "data/selfplay.bin".to_string(),
             progress: true,
-            net: None,
+            net: crate::nnue::default_network(),
         }
     }
 }
@@ -243,9 +243,7 @@ fn worker(
     let mut rng = StdRng::seed_from_u64(seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let tt = Arc::new(TranspositionTable::new(16));
     let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
-    if config.net.is_some() {
-        searcher.set_network(config.net.clone());
-    }
+    searcher.set_network(config.net.clone());
     while next_game.fetch_add(1, Ordering::Relaxed) < config.games {
         let game = loop {
             // A game that kept no position is not a game of the file: play another.

@@ -1,7 +1,6 @@
 //! The tools that serve the engine but are not part of it: `perft` and `bench` (measurement),
 //! `datagen` (self-play training data) and `packed` (its format), `train` (the network's
-//! trainer), `tune` (the handcrafted evaluation's Texel tuner) and `wdlfit` (the fit of the
-//! win/draw/loss model).
+//! trainer) and `wdlfit` (the fit of the win/draw/loss model).
 //! The engine's own modules never depend on anything here except `bench` and `perft`, which the
 //! UCI front end also offers as commands.
 
@@ -10,5 +9,4 @@ pub mod datagen;
 pub mod packed;
 pub mod perft;
 pub mod train;
-pub mod tune;
 pub mod wdlfit;
