@@ -68,7 +68,7 @@ fn datagen(args: &[String]) -> Result<(), String> {
             "seed" => config.seed = number(&name, &value)?,
             "out" => config.out = value,
             "net" => {
-                config.net = std::sync::Arc::new(scout::nnue::file::load(&value)?);
+                config.net = Arc::new(scout::nnue::file::load(&value)?);
             }
             _ => return Err(format!("unknown option --{name}")),
         }

@@ -11,7 +11,7 @@
 //!
 //! The endgame tablebases are shared like the table: one `Arc` that every thread probes.
 //!
-//! Each searcher keeps its own histories and pawn hash across searches; helpers are kept in
+//! Each searcher keeps its own histories and accumulators across searches; helpers are kept in
 //! the pool between searches and replaced only when `Threads` changes.
 
 use std::sync::Arc;

@@ -68,7 +68,7 @@ pub enum Command {
     Quit,
     /// `d`: print the board.
     Display,
-    /// `eval`: print the evaluation trace.
+    /// `eval`: print the net's view of the position.
     Eval,
     /// `bench [depth]`.
     Bench(Option<u64>),

@@ -255,6 +255,7 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     assert!(loaded.contains("good.nnue"), "{loaded}");
     let with_net = eval_line(&mut e);
     assert!(with_net.starts_with("NNUE evaluation"), "{with_net}");
+    assert_ne!(with_net, embedded, "eval ignores EvalFile");
     // `bench` searches with the loaded net: another tree than the embedded net's.
     let bench_nodes = |e: &mut common::Engine| -> String {
         e.send("bench 3");

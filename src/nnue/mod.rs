@@ -61,7 +61,13 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network(768->{HIDDEN}x2->1, SCReLU)")
+        // The file's checksum names the net (the same number `file.rs` writes last).
+        let bytes = file::write(self);
+        let checksum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+        write!(
+            f,
+            "Network(768->{HIDDEN}x2->1, SCReLU, checksum {checksum:016x})"
+        )
     }
 }
 
@@ -138,10 +144,10 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
     out
 }
 
-/// The `EvalFile` value that stands for the default evaluation.
+/// The `EvalFile` value that stands for the net built into the binary.
 pub const DEFAULT_EVAL_FILE: &str = "<default>";
 
-/// The net built into the binary (its provenance is in the README).
+/// The net built into the binary (README, *Generations*: which net, and how it was made).
 static DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.nnue");
 
 /// The default network, read once from the bytes built into the binary.
@@ -151,4 +157,34 @@ pub fn default_network() -> std::sync::Arc<Network> {
         std::sync::Arc::new(file::read(DEFAULT_NET).expect("the embedded net is valid (tested)"))
     })
     .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Position};
+
+    fn evaluate_fen(fen: &str) -> i32 {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        evaluate_board(&default_network(), pos.board(), pos.turn())
+    }
+
+    /// The bytes built into the binary are a whole net of this architecture, and a trained
+    /// one: the start position is about level, a queen is worth a lot to either side.
+    #[test]
+    fn the_embedded_net_is_a_trained_net_of_this_architecture() {
+        assert_eq!(DEFAULT_NET.len(), file::file_len());
+        assert!(file::read(DEFAULT_NET).is_ok());
+        let start = evaluate_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(start.abs() < 100, "start position: {start}");
+        let no_black_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        let white = evaluate_fen(&format!("{no_black_queen} w KQkq - 0 1"));
+        let black = evaluate_fen(&format!("{no_black_queen} b KQkq - 0 1"));
+        assert!(white > 500 && black < -500, "a queen up: {white}, {black}");
+    }
 }

@@ -4,8 +4,8 @@
 //!
 //! Scores are centipawns from the side to move's point of view. A mate found `n` plies from
 //! the root scores `MATE - n` (being mated: `-(MATE - n)`). A tablebase win found `n` plies
-//! from the root scores `TB_WIN - n`, below every mate and above every evaluation (both
-//! evaluations stay within ±`EVAL_LIMIT`, far below); `TB_BOUND` and above are proven results,
+//! from the root scores `TB_WIN - n`, below every mate and above every evaluation (the net's
+//! evaluation stays within ±`nnue::EVAL_LIMIT`, far below); `TB_BOUND` and above are proven results,
 //! which the pruning never treats as estimates.
 //!
 //! With `SearchConfig::exact()` every pruning, reduction and extension is off: the search
@@ -274,7 +274,7 @@ struct Frame {
     excluded: Option<Move>,
 }
 
-/// A search thread's state. It lives across searches (histories, pawn hash) and is reset by
+/// A search thread's state. It lives across searches (histories, accumulators) and is reset by
 /// `new_game`.
 pub struct Searcher {
     pub config: SearchConfig,

@@ -119,6 +119,9 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
     for c in existing[..keep].chunks_exact(packed::RECORD) {
         seen.insert(hash_record(c));
     }
+    if config.progress {
+        eprintln!("{}: playing with {:?}", config.out, config.net);
+    }
     if config.progress && games_before > 0 {
         eprintln!(
             "{}: continuing after {games_before} games ({} positions)",
