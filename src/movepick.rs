@@ -4,7 +4,8 @@
 //! checked for legality with `is_legal`, which only generates moves to one square). Then the
 //! full legal list is generated once and picked in order of a score: winning captures and
 //! queen promotions (MVV-LVA plus capture history), killers, the countermove, quiets by
-//! history, and losing captures (by SEE) last. Quiescence uses captures and queen promotions
+//! history (plus a bonus for taking a piece out of a cheaper piece's attack, minus one for
+//! walking into it), and losing captures (by SEE) last. Quiescence uses captures and queen promotions
 //! only, or every evasion when in check; out of check it generates just those
 //! ([`noisy_moves`]), in the order shakmaty's full generation would list them.
 
@@ -187,6 +188,57 @@ const KILLER_1: i32 = 1_000_000;
 const KILLER_2: i32 = 999_000;
 const COUNTER: i32 = 998_000;
 const BAD_NOISY: i32 = -2_000_000;
+/// Added to a quiet move that takes a piece out of an attack by a cheaper piece, taken from
+/// one that walks into such an attack: about the weight of the two histories together.
+const ESCAPE: i32 = 16_384;
+
+/// The squares where a piece of the side to move is attacked by a cheaper enemy piece: for
+/// knights and bishops (attacked by a pawn), rooks (by a pawn or minor piece) and queens (by a
+/// pawn, minor piece or rook), in that order.
+fn threats(pos: &Chess) -> [Bitboard; 3] {
+    let board = pos.board();
+    let them = !pos.turn();
+    let occupied = board.occupied();
+    // Pawn attacks by shifting all pawns at once (a pawn on the a-file or h-file attacks
+    // one square only).
+    let pawns = u64::from(board.pawns() & board.by_color(them));
+    let (not_a, not_h) = (
+        !u64::from(Bitboard::from_file(File::A)),
+        !u64::from(Bitboard::from_file(File::H)),
+    );
+    let by_pawns = Bitboard::from(match them {
+        Color::White => ((pawns & not_a) << 7) | ((pawns & not_h) << 9),
+        Color::Black => ((pawns & not_a) >> 9) | ((pawns & not_h) >> 7),
+    });
+    let mut by_minors = by_pawns;
+    for sq in board.knights() & board.by_color(them) {
+        by_minors |= attacks::knight_attacks(sq);
+    }
+    for sq in board.bishops() & board.by_color(them) {
+        by_minors |= attacks::bishop_attacks(sq, occupied);
+    }
+    let mut by_rooks = by_minors;
+    for sq in board.rooks() & board.by_color(them) {
+        by_rooks |= attacks::rook_attacks(sq, occupied);
+    }
+    [by_pawns, by_minors, by_rooks]
+}
+
+/// The threat bonus of the quiet move `m` (see [`ESCAPE`]).
+fn escape_bonus(m: Move, threats: &[Bitboard; 3]) -> i32 {
+    let danger = match m.role() {
+        Role::Knight | Role::Bishop => threats[0],
+        Role::Rook => threats[1],
+        Role::Queen => threats[2],
+        _ => return 0,
+    };
+    let from = m.from().is_some_and(|sq| danger.contains(sq));
+    match (from, danger.contains(m.to())) {
+        (true, false) => ESCAPE,
+        (_, true) => -ESCAPE,
+        _ => 0,
+    }
+}
 
 /// Most-valuable-victim, least-valuable-attacker base score of a noisy move.
 #[inline]
@@ -307,6 +359,11 @@ impl MovePicker {
             self.moves.retain(|m| *m != tt);
         }
         let us = pos.turn();
+        let threats = if self.quiescence {
+            [Bitboard::EMPTY; 3]
+        } else {
+            threats(pos)
+        };
         self.scores.clear();
         for &m in self.moves.iter() {
             self.scores.push(
@@ -327,7 +384,8 @@ impl MovePicker {
                     // Under-promotions: after every quiet move.
                     BAD_NOISY - 100_000
                 } else {
-                    hist.quiet_score(us, m, &self.ctx.cont)
+                    // Quiets by history, a piece in danger moved out of it first.
+                    hist.quiet_score(us, m, &self.ctx.cont) + escape_bonus(m, &threats)
                 },
             );
         }
@@ -377,6 +435,40 @@ mod tests {
                 assert!(pos.chess().is_legal(m));
             }
         }
+    }
+
+    #[test]
+    fn pieces_in_danger_move_out_of_it_first() {
+        // The black pawn on d5 attacks the knight on e4; with empty histories the first quiet
+        // moves are the knight's escapes, and its moves into a pawn's reach (d6, f6) come last
+        // among its moves.
+        let pos = Pos::from_fen(
+            "rnbqkbnr/ppp1pppp/8/3p4/4N3/8/PPPPPPPP/R1BQKBNR w KQkq - 0 3",
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        let hist = Histories::default();
+        let mut picker = MovePicker::new(None, OrderingContext::default());
+        let mut quiets = Vec::new();
+        while let Some((m, _)) = picker.next(pos.chess(), &hist) {
+            if !m.is_capture() {
+                quiets.push(m);
+            }
+        }
+        let knight = |m: &Move| m.from() == Some(Square::E4);
+        let unsafe_square = |m: &Move| m.to() == Square::D6 || m.to() == Square::F6;
+        let escapes = quiets
+            .iter()
+            .filter(|m| knight(m) && !unsafe_square(m))
+            .count();
+        assert_eq!(escapes, 4, "{quiets:?}");
+        assert!(
+            quiets[..escapes].iter().all(knight),
+            "{:?}",
+            &quiets[..escapes]
+        );
+        let first_unsafe = quiets.iter().position(unsafe_square).unwrap();
+        assert!(first_unsafe > quiets.len() / 2, "{quiets:?}");
     }
 
     #[test]
