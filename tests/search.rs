@@ -403,12 +403,13 @@ fn a_perpetual_check_inside_the_tree_is_a_draw() {
     // From a Scout game: White takes the knight with check (Qxd5+) and is still two pawns
     // down, with Black's e-pawn running, but the queen checks for ever (Stockfish 15.1: 0.00).
     // Only repetitions found inside the tree show it (none is in the game history): without
-    // them the search scores about -50.
+    // them the search scores about -50. (Depth 16: with the threat-aware move ordering the
+    // search needs 14 plies to see that the checks never end, 12 before it.)
     let (last, r) = search(
         "8/5kp1/1pQ4p/p2n4/2p4P/q1P1p3/P1P3PK/8 w - - 0 46",
         &[],
         Limits {
-            depth: Some(12),
+            depth: Some(16),
             ..Limits::default()
         },
     );
