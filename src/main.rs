@@ -19,7 +19,8 @@ fn usage() -> ExitCode {
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lambda X] [--batch N]");
     eprintln!(
-        "                   [--threads N] [--seed N] [--validation N] [--resume true] DATA..."
+        "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
+         [--resume true] DATA..."
     );
     eprintln!("                                  trains the network on datagen files");
     eprintln!(
@@ -95,6 +96,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "validation" => config.validation_every = number(&name, &value)?,
             "resume" => config.resume = number(&name, &value)?,
             "mirror" => config.mirror = number(&name, &value)?,
+            "buckets" => config.buckets = number(&name, &value)?,
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),
         }

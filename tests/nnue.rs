@@ -18,7 +18,7 @@ use scout::search::{INFINITY, SearchConfig, Searcher, SharedFlags};
 use scout::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _};
 
-/// A network with pseudo-random weights of realistic size.
+/// A network with pseudo-random weights of realistic size and eight output buckets.
 fn random_network(seed: u64) -> Network {
     let mut rng = StdRng::seed_from_u64(seed);
     Network {
@@ -26,10 +26,10 @@ fn random_network(seed: u64) -> Network {
             .map(|_| rng.random_range(-90..=90))
             .collect(),
         feature_bias: (0..HIDDEN).map(|_| rng.random_range(-60..=200)).collect(),
-        output_weights: (0..2 * HIDDEN)
+        output_weights: (0..8 * 2 * HIDDEN)
             .map(|_| rng.random_range(-127..=127))
             .collect(),
-        output_bias: rng.random_range(-20_000..20_000),
+        output_bias: (0..8).map(|_| rng.random_range(-20_000..20_000)).collect(),
     }
 }
 
@@ -123,6 +123,7 @@ fn incremental_evaluation_equals_refresh_along_random_games() {
                         &net,
                         Kernels::Scalar,
                         pos.turn(),
+                        pos.board().occupied().count() as u32,
                     );
                     assert_eq!(stack.evaluate(ply, &pos), expected, "{kernels:?}");
                     checked += 1;

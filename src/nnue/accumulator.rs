@@ -41,12 +41,13 @@ impl Accumulator {
         acc
     }
 
-    /// The evaluation of this accumulator for `turn` to move, in centipawns.
+    /// The evaluation of this accumulator for `turn` to move with `pieces` pieces on the
+    /// board, in centipawns.
     #[inline]
-    pub fn evaluate(&self, net: &Network, kernels: Kernels, turn: Color) -> i32 {
+    pub fn evaluate(&self, net: &Network, kernels: Kernels, turn: Color, pieces: u32) -> i32 {
         let us = &self.values[turn as usize];
         let them = &self.values[!turn as usize];
-        net.output(kernels, us, them)
+        net.output(kernels, us, them, pieces)
     }
 }
 
@@ -196,6 +197,7 @@ impl AccumulatorStack {
     #[inline]
     pub fn evaluate(&mut self, ply: usize, pos: &Chess) -> i32 {
         self.accumulator(ply);
-        self.accumulators[ply].evaluate(&self.net, self.kernels, pos.turn())
+        let pieces = pos.board().occupied().count() as u32;
+        self.accumulators[ply].evaluate(&self.net, self.kernels, pos.turn(), pieces)
     }
 }

@@ -4,27 +4,27 @@
 //! |---|---|
 //! | 8 | magic `SCOUTNET` |
 //! | 4 | format version (1) |
-//! | 7 × 4 | architecture: inputs (768), hidden (per perspective), outputs (1), activation (1 = SCReLU), QA, QB, SCALE |
+//! | 7 × 4 | architecture: inputs (768), hidden (per perspective), output buckets (1 or 8), activation (1 = SCReLU), QA, QB, SCALE |
 //! | 768 × hidden × 2 | feature weights, i16, feature by feature |
 //! | hidden × 2 | feature biases, i16 |
-//! | 2 × hidden × 2 | output weights, i16 (side to move's half first) |
-//! | 4 | output bias, i32 |
+//! | buckets × 2 × hidden × 2 | output weights, i16, bucket by bucket (side to move's half first) |
+//! | buckets × 4 | output biases, i32 |
 //! | 8 | checksum: 64-bit FNV-1a of every byte before it |
 //!
 //! A file whose magic, version, architecture, length or checksum does not match what this
 //! engine computes is refused with a message saying which.
 
-use super::{HIDDEN, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
+use super::{BUCKET_COUNTS, HIDDEN, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
 
 const MAGIC: &[u8; 8] = b"SCOUTNET";
 const VERSION: u32 = 1;
 const SCRELU: u32 = 1;
 
-fn architecture() -> [u32; 7] {
+fn architecture(buckets: usize) -> [u32; 7] {
     [
         INPUTS as u32,
         HIDDEN as u32,
-        1,
+        buckets as u32,
         SCRELU,
         QA as u32,
         QB as u32,
@@ -32,9 +32,9 @@ fn architecture() -> [u32; 7] {
     ]
 }
 
-/// The length of a net file of this engine's architecture.
-pub const fn file_len() -> usize {
-    8 + 4 + 7 * 4 + (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) * 2 + 4 + 8
+/// The length of a net file of this engine's architecture with `buckets` output buckets.
+pub const fn file_len(buckets: usize) -> usize {
+    8 + 4 + 7 * 4 + (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) * 2 + buckets * 4 + 8
 }
 
 /// 64-bit FNV-1a.
@@ -49,10 +49,10 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Serialises a network.
 pub fn write(net: &Network) -> Vec<u8> {
-    let mut out = Vec::with_capacity(file_len());
+    let mut out = Vec::with_capacity(file_len(net.buckets()));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    for v in architecture() {
+    for v in architecture(net.buckets()) {
         out.extend_from_slice(&v.to_le_bytes());
     }
     for w in net
@@ -63,7 +63,9 @@ pub fn write(net: &Network) -> Vec<u8> {
     {
         out.extend_from_slice(&w.to_le_bytes());
     }
-    out.extend_from_slice(&net.output_bias.to_le_bytes());
+    for b in &net.output_bias {
+        out.extend_from_slice(&b.to_le_bytes());
+    }
     let sum = fnv1a(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
@@ -85,18 +87,20 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         ));
     }
     let arch: Vec<u32> = (0..7).map(|i| u32_at(bytes, 12 + 4 * i)).collect();
-    if arch != architecture() {
+    let buckets = arch[2] as usize;
+    if !BUCKET_COUNTS.contains(&buckets) || arch != architecture(buckets) {
         return Err(format!(
             "architecture {}->{}x2->{} (activation {}, QA {}, QB {}, scale {}); this engine is \
-             {INPUTS}->{HIDDEN}x2->1 (SCReLU, QA {QA}, QB {QB}, scale {SCALE})",
+             {INPUTS}->{HIDDEN}x2->1 or 8 output buckets (SCReLU, QA {QA}, QB {QB}, scale \
+             {SCALE})",
             arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6]
         ));
     }
-    if bytes.len() != file_len() {
+    if bytes.len() != file_len(buckets) {
         return Err(format!(
             "{} bytes; a net of this architecture has {} (truncated or padded)",
             bytes.len(),
-            file_len()
+            file_len(buckets)
         ));
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
@@ -104,14 +108,18 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
     if fnv1a(body) != stored {
         return Err("checksum mismatch: the file is corrupted".to_string());
     }
-    let mut values = body[40..body.len() - 4]
+    let biases_at = body.len() - 4 * buckets;
+    let mut values = body[40..biases_at]
         .chunks_exact(2)
         .map(|c| i16::from_le_bytes([c[0], c[1]]));
     let mut take = |n: usize| values.by_ref().take(n).collect::<Vec<i16>>();
     let feature_weights = take(INPUTS * HIDDEN);
     let feature_bias = take(HIDDEN);
-    let output_weights = take(2 * HIDDEN);
-    let output_bias = i32::from_le_bytes(body[body.len() - 4..].try_into().expect("4 bytes"));
+    let output_weights = take(buckets * 2 * HIDDEN);
+    let output_bias = body[biases_at..]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
     let limit = (OUTPUT_WEIGHT_LIMIT * QB as f32) as i16;
     if output_weights.iter().any(|w| w.abs() > limit) {
         return Err(format!(
@@ -144,10 +152,10 @@ pub fn load(path: &str) -> Result<Network, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn sample() -> Network {
+    pub(crate) fn sample(buckets: usize) -> Network {
         let mut x = 1u32;
         let mut next = move |m: i32| {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -156,21 +164,31 @@ mod tests {
         Network {
             feature_weights: (0..INPUTS * HIDDEN).map(|_| next(60)).collect(),
             feature_bias: (0..HIDDEN).map(|_| next(100)).collect(),
-            output_weights: (0..2 * HIDDEN).map(|_| next(127)).collect(),
-            output_bias: 1234,
+            output_weights: (0..buckets * 2 * HIDDEN).map(|_| next(127)).collect(),
+            output_bias: (0..buckets as i32).map(|b| 1234 - 100 * b).collect(),
         }
     }
 
     #[test]
     fn nets_round_trip_and_damage_is_refused() {
-        let net = sample();
+        for buckets in BUCKET_COUNTS {
+            let net = sample(buckets);
+            let bytes = write(&net);
+            assert_eq!(bytes.len(), file_len(buckets));
+            let back = read(&bytes).unwrap();
+            assert_eq!(back.buckets(), buckets);
+            assert_eq!(back.feature_weights, net.feature_weights);
+            assert_eq!(back.feature_bias, net.feature_bias);
+            assert_eq!(back.output_weights, net.output_weights);
+            assert_eq!(back.output_bias, net.output_bias);
+        }
+        // A bucket count this engine has no rule for.
+        let mut four = write(&sample(8));
+        four[20..24].copy_from_slice(&4u32.to_le_bytes());
+        assert!(read(&four).unwrap_err().contains("architecture"));
+
+        let net = sample(8);
         let bytes = write(&net);
-        assert_eq!(bytes.len(), file_len());
-        let back = read(&bytes).unwrap();
-        assert_eq!(back.feature_weights, net.feature_weights);
-        assert_eq!(back.feature_bias, net.feature_bias);
-        assert_eq!(back.output_weights, net.output_weights);
-        assert_eq!(back.output_bias, net.output_bias);
 
         let mut flipped = bytes.clone();
         flipped[5000] ^= 4;

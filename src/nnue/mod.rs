@@ -1,12 +1,14 @@
 //! NNUE inference: the quantized network, its file format and the evaluation of an accumulator.
 //!
-//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU): every piece on the board is one of 768
+//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the board is one of 768
 //! features (colour relative to the perspective × 6 roles × 64 squares), seen from White's side
 //! and from Black's (Black's view is the board mirrored rank-wise: square ^ 56). One shared
 //! weight matrix turns each perspective's active features into HIDDEN accumulator values (kept
 //! up to date move by move, `accumulator.rs`). The output concatenates the side to move's
 //! accumulator with the other side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot
-//! product with 2·HIDDEN output weights.
+//! product with 2·HIDDEN output weights. A net with output buckets has eight sets of output
+//! weights and biases and uses the one for the number of pieces on the board (`bucket`): the
+//! same accumulators, read differently in the opening, the middlegame and the endgame.
 //!
 //! Quantisation: feature weights and biases × QA (i16), output weights × QB (i16), output bias
 //! × QA·QB (i32); the evaluation in centipawns is `(Σ v²·w / QA + bias) · SCALE / (QA·QB)` with
@@ -20,6 +22,20 @@ pub mod file;
 pub mod simd;
 
 use shakmaty::{Color, Piece, Square};
+
+/// Output buckets a net may have: one, or one per [`bucket`].
+pub const BUCKET_COUNTS: [usize; 2] = [1, 8];
+
+/// The output bucket of a position with `pieces` pieces (kings included) in a net with
+/// `buckets` buckets: 2–5 pieces are bucket 0, …, 30–32 bucket 7.
+#[inline]
+pub fn bucket(buckets: usize, pieces: u32) -> usize {
+    if buckets == 1 {
+        0
+    } else {
+        (pieces.saturating_sub(2) as usize / 4).min(buckets - 1)
+    }
+}
 
 /// Features per perspective.
 pub const INPUTS: usize = 768;
@@ -54,9 +70,10 @@ pub struct Network {
     /// `INPUTS` columns of `HIDDEN` values each.
     pub feature_weights: Vec<i16>,
     pub feature_bias: Vec<i16>,
-    /// The side to move's `HIDDEN` weights, then the other side's.
+    /// Per output bucket: the side to move's `HIDDEN` weights, then the other side's.
     pub output_weights: Vec<i16>,
-    pub output_bias: i32,
+    /// One bias per output bucket.
+    pub output_bias: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
@@ -66,7 +83,8 @@ impl std::fmt::Debug for Network {
         let checksum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
         write!(
             f,
-            "Network(768->{HIDDEN}x2->1, SCReLU, checksum {checksum:016x})"
+            "Network(768->{HIDDEN}x2->1, SCReLU, {} output buckets, checksum {checksum:016x})",
+            self.buckets()
         )
     }
 }
@@ -78,14 +96,22 @@ impl Network {
         &self.feature_weights[feature * HIDDEN..(feature + 1) * HIDDEN]
     }
 
-    /// The evaluation in centipawns for the side to move, from the two perspectives'
-    /// accumulators (`us` is the side to move's).
+    /// The number of output buckets.
     #[inline]
-    pub fn output(&self, kernels: simd::Kernels, us: &[i16], them: &[i16]) -> i32 {
+    pub fn buckets(&self) -> usize {
+        self.output_bias.len()
+    }
+
+    /// The evaluation in centipawns for the side to move, from the two perspectives'
+    /// accumulators (`us` is the side to move's), with `pieces` pieces on the board.
+    #[inline]
+    pub fn output(&self, kernels: simd::Kernels, us: &[i16], them: &[i16], pieces: u32) -> i32 {
+        let b = bucket(self.buckets(), pieces);
+        let weights = &self.output_weights[2 * HIDDEN * b..2 * HIDDEN * (b + 1)];
         let sum = kernels
-            .screlu_dot(us, &self.output_weights[..HIDDEN])
-            .wrapping_add(kernels.screlu_dot(them, &self.output_weights[HIDDEN..]));
-        let cp = (i64::from(sum / QA) + i64::from(self.output_bias)) * i64::from(SCALE)
+            .screlu_dot(us, &weights[..HIDDEN])
+            .wrapping_add(kernels.screlu_dot(them, &weights[HIDDEN..]));
+        let cp = (i64::from(sum / QA) + i64::from(self.output_bias[b])) * i64::from(SCALE)
             / i64::from(QA * QB);
         // Within the range of static evaluations, far from mate scores.
         cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
@@ -95,7 +121,13 @@ impl Network {
 /// The evaluation of `board` with `turn` to move, computed from scratch, in centipawns for the
 /// side to move.
 pub fn evaluate_board(net: &Network, board: &shakmaty::Board, turn: Color) -> i32 {
-    accumulator::Accumulator::refresh(net, board).evaluate(net, simd::Kernels::detect(), turn)
+    let pieces = board.occupied().count() as u32;
+    accumulator::Accumulator::refresh(net, board).evaluate(
+        net,
+        simd::Kernels::detect(),
+        turn,
+        pieces,
+    )
 }
 
 /// The net's view of a position for a person (the `eval` command): the evaluation, and for
@@ -148,7 +180,7 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
 pub const DEFAULT_EVAL_FILE: &str = "<default>";
 
 /// The net built into the binary (README, *Generations*: which net, and how it was made).
-static DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.nnue");
+static DEFAULT_NET: &[u8] = include_bytes!("../../nets/gen1.nnue");
 
 /// The default network, read once from the bytes built into the binary.
 pub fn default_network() -> std::sync::Arc<Network> {
@@ -178,13 +210,40 @@ mod tests {
     /// one: the start position is about level, a queen is worth a lot to either side.
     #[test]
     fn the_embedded_net_is_a_trained_net_of_this_architecture() {
-        assert_eq!(DEFAULT_NET.len(), file::file_len());
-        assert!(file::read(DEFAULT_NET).is_ok());
+        let net = file::read(DEFAULT_NET).expect("a valid net");
+        assert_eq!(DEFAULT_NET.len(), file::file_len(net.buckets()));
         let start = evaluate_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         assert!(start.abs() < 100, "start position: {start}");
         let no_black_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
         let white = evaluate_fen(&format!("{no_black_queen} w KQkq - 0 1"));
         let black = evaluate_fen(&format!("{no_black_queen} b KQkq - 0 1"));
         assert!(white > 500 && black < -500, "a queen up: {white}, {black}");
+    }
+
+    /// Buckets by piece count: 2–5 pieces bucket 0, 30–32 bucket 7, one bucket always 0.
+    #[test]
+    fn output_buckets_follow_the_piece_count() {
+        let of = |n| bucket(8, n);
+        assert_eq!(
+            (of(2), of(5), of(6), of(17), of(29), of(30), of(32)),
+            (0, 0, 1, 3, 6, 7, 7)
+        );
+        assert!((2..=32).all(|n| bucket(1, n) == 0));
+    }
+
+    /// A net with buckets evaluates each position with its own bucket's output: with the
+    /// output weights zero, bucket b's bias alone (b pawns here).
+    #[test]
+    fn each_bucket_has_its_own_output() {
+        let mut net = file::tests::sample(8);
+        net.output_weights.fill(0);
+        net.output_bias = (0..8).map(|b| b * QA * QB / 4).collect();
+        let eval = |fen: &str| {
+            let board: shakmaty::Board = fen.parse().unwrap();
+            evaluate_board(&net, &board, Color::White)
+        };
+        assert_eq!(eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"), 700);
+        assert_eq!(eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3"), 400);
+        assert_eq!(eval("8/8/4k3/8/8/4K3/8/8"), 0);
     }
 }

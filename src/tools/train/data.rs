@@ -73,6 +73,12 @@ impl Samples {
         })
     }
 
+    /// The number of pieces of position `i` (kings included): one feature each.
+    #[inline]
+    pub fn pieces(&self, i: usize) -> u32 {
+        self.offsets[i + 1] - self.offsets[i]
+    }
+
     /// The features of position `i` from White's perspective.
     #[inline]
     pub fn white_features(&self, i: usize) -> &[u16] {

@@ -34,6 +34,8 @@ pub struct Config {
     pub threads: usize,
     pub seed: u64,
     pub hidden: usize,
+    /// Output buckets (1, or 8 by piece count: `nnue::bucket`).
+    pub buckets: usize,
     /// Also train on every position without castling rights mirrored left to right.
     pub mirror: bool,
     pub resume: bool,
@@ -56,6 +58,9 @@ impl Default for Config {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 1,
             hidden: crate::nnue::HIDDEN,
+            // Eight buckets did not pay on generation 1's 2.4M positions: -12.7 +/- 33.5 Elo
+            // against the same data without (docs/results.md, session 8).
+            buckets: 1,
             mirror: true,
             resume: false,
             progress: true,
@@ -122,8 +127,11 @@ pub fn train(
     let checkpoint = format!("{}.ckpt", config.out);
     let (mut params, mut adam, first_epoch) = if config.resume {
         let (p, a, e) = model::load_checkpoint(&checkpoint)?;
-        if p.hidden != config.hidden {
-            return Err(format!("{checkpoint}: hidden width {} differs", p.hidden));
+        if (p.hidden, p.buckets) != (config.hidden, config.buckets) {
+            return Err(format!(
+                "{checkpoint}: hidden width {} and {} buckets, not {} and {}",
+                p.hidden, p.buckets, config.hidden, config.buckets
+            ));
         }
         if config.progress {
             eprintln!("resuming from {checkpoint} after epoch {e}");
@@ -131,13 +139,15 @@ pub fn train(
         (p, a, e)
     } else {
         (
-            Params::random(config.hidden, config.seed),
-            Adam::new(config.hidden),
+            Params::random(config.hidden, config.buckets, config.seed),
+            Adam::new(config.hidden, config.buckets),
             0,
         )
     };
     let threads = config.threads.max(1);
-    let mut grads: Vec<Params> = (0..threads).map(|_| Params::zeros(config.hidden)).collect();
+    let mut grads: Vec<Params> = (0..threads)
+        .map(|_| Params::zeros(config.hidden, config.buckets))
+        .collect();
     let mut order: Vec<u32> = (0..train.len() as u32).collect();
     let mut summary = Summary {
         params: params.clone(),
@@ -230,16 +240,24 @@ pub fn run(config: &Config) -> Result<(), String> {
             crate::nnue::HIDDEN
         ));
     }
+    if !crate::nnue::BUCKET_COUNTS.contains(&config.buckets) {
+        return Err(format!(
+            "{} output buckets; the engine reads nets with {:?}",
+            config.buckets,
+            crate::nnue::BUCKET_COUNTS
+        ));
+    }
     let loading = Instant::now();
     let (train_set, valid_set) =
         data::load(&config.inputs, config.validation_every, config.mirror)?;
     if config.progress {
         eprintln!(
-            "{} training and {} validation positions loaded in {:.1}s; lambda {}, batch {}, \
-             lr {} (cosine to 5%), {} epochs, {} threads, seed {}",
+            "{} training and {} validation positions loaded in {:.1}s; {} output buckets, \
+             lambda {}, batch {}, lr {} (cosine to 5%), {} epochs, {} threads, seed {}",
             train_set.len(),
             valid_set.len(),
             loading.elapsed().as_secs_f64(),
+            config.buckets,
             config.lambda,
             config.batch,
             config.lr,
@@ -309,52 +327,56 @@ mod tests {
     }
 
     /// The analytic gradient of one position's loss equals central finite differences, for
-    /// weights of every part of the network.
+    /// weights of every part of the network, with one output bucket and with eight (where the
+    /// other buckets' outputs get no gradient).
     #[test]
     fn gradient_equals_finite_differences() {
         let samples = material_samples(8, 1);
         let hidden = 6;
-        let mut p = Params::random(hidden, 3);
-        // Larger weights than the initialisation, so that accumulators land inside (0, 1).
-        for w in p.values.iter_mut() {
-            *w *= 3.0;
-        }
-        let (b1, w2) = (p.b1_at(), p.w2_at());
-        for w in &mut p.values[b1..w2] {
-            *w = 0.4;
-        }
         let lambda = 0.3;
-        let loss = |p: &Params, i: usize| {
-            let mut acc = vec![0.0; 2 * hidden];
-            f64::from(model::position_loss(p, &samples, i, lambda, &mut acc))
-        };
-        let mut compared = 0;
-        for i in 0..samples.len() {
-            let mut grad = Params::zeros(hidden);
-            let mut acc = vec![0.0; 2 * hidden];
-            model::backward(&p, &samples, i, lambda, &mut acc, &mut grad);
-            let feature = samples.white_features(i)[0] as usize;
-            let mut probes: Vec<usize> = (0..hidden).map(|k| feature * hidden + k).collect();
-            probes.extend((0..hidden).map(|k| p.b1_at() + k));
-            probes.extend((0..2 * hidden).map(|k| p.w2_at() + k));
-            probes.push(p.b2_at());
-            for at in probes {
-                let h = 1e-3f32;
-                let mut plus = p.clone();
-                plus.values[at] += h;
-                let mut minus = p.clone();
-                minus.values[at] -= h;
-                let numeric = (loss(&plus, i) - loss(&minus, i)) / (2.0 * f64::from(h));
-                let analytic = f64::from(grad.values[at]);
-                let tolerance = 2e-3 * numeric.abs().max(analytic.abs()) + 2e-5;
-                assert!(
-                    (numeric - analytic).abs() <= tolerance,
-                    "position {i}, parameter {at}: analytic {analytic}, numeric {numeric}"
-                );
-                compared += usize::from(analytic.abs() > 1e-4);
+        for buckets in crate::nnue::BUCKET_COUNTS {
+            let mut p = Params::random(hidden, buckets, 3);
+            // Larger weights than the initialisation, so that accumulators land inside (0, 1).
+            for w in p.values.iter_mut() {
+                *w *= 3.0;
             }
+            let (b1, w2) = (p.b1_at(), p.w2_at());
+            for w in &mut p.values[b1..w2] {
+                *w = 0.4;
+            }
+            let loss = |p: &Params, i: usize| {
+                let mut acc = vec![0.0; 2 * hidden];
+                f64::from(model::position_loss(p, &samples, i, lambda, &mut acc))
+            };
+            let mut compared = 0;
+            for i in 0..samples.len() {
+                let mut grad = Params::zeros(hidden, buckets);
+                let mut acc = vec![0.0; 2 * hidden];
+                model::backward(&p, &samples, i, lambda, &mut acc, &mut grad);
+                let feature = samples.white_features(i)[0] as usize;
+                let mut probes: Vec<usize> = (0..hidden).map(|k| feature * hidden + k).collect();
+                probes.extend((0..hidden).map(|k| p.b1_at() + k));
+                probes.extend(p.w2_at()..p.values.len());
+                for at in probes {
+                    let h = 1e-3f32;
+                    let mut plus = p.clone();
+                    plus.values[at] += h;
+                    let mut minus = p.clone();
+                    minus.values[at] -= h;
+                    let numeric = (loss(&plus, i) - loss(&minus, i)) / (2.0 * f64::from(h));
+                    let analytic = f64::from(grad.values[at]);
+                    // f32 losses: about 5e-5 of rounding noise in a central difference of step 1e-3.
+                    let tolerance = 2e-3 * numeric.abs().max(analytic.abs()) + 5e-5;
+                    assert!(
+                        (numeric - analytic).abs() <= tolerance,
+                        "{buckets} buckets, position {i}, parameter {at}: analytic {analytic}, \
+                         numeric {numeric}"
+                    );
+                    compared += usize::from(analytic.abs() > 1e-4);
+                }
+            }
+            assert!(compared > 50, "only {compared} non-zero gradients compared");
         }
-        assert!(compared > 50, "only {compared} non-zero gradients compared");
     }
 
     /// A few thousand positions train to a falling loss in seconds.
@@ -371,7 +393,12 @@ mod tests {
             progress: false,
             ..Config::default()
         };
-        let before = parallel_loss(&Params::random(32, config.seed), &valid_set, 0.3, 2);
+        let before = parallel_loss(
+            &Params::random(32, config.buckets, config.seed),
+            &valid_set,
+            0.3,
+            2,
+        );
         let summary = train(&config, &train_set, &valid_set, false).unwrap();
         let after = *summary.validation_losses.last().unwrap();
         assert!(
@@ -413,7 +440,7 @@ mod tests {
                 i if i < b1 => f32::from(net.feature_weights[i]) / qa,
                 i if i < w2 => f32::from(net.feature_bias[i - b1]) / qa,
                 i if i < b2 => f32::from(net.output_weights[i - w2]) / qb,
-                _ => net.output_bias as f32 / (qa * qb),
+                i => net.output_bias[i - b2] as f32 / (qa * qb),
             };
         }
         let check = material_samples(400, 5);

@@ -1,48 +1,53 @@
-//! The trainer's float network (the engine's architecture with any hidden width), its loss and
-//! gradients, Adam, quantisation into the engine's net format, and checkpoints.
+//! The trainer's float network (the engine's architecture with any hidden width and 1 or 8
+//! output buckets), its loss and gradients, Adam, quantisation into the engine's net format, and
+//! checkpoints.
 //!
 //! Forward pass for one position: `acc_p = b1 + Σ W1[f]` over the active features of each
-//! perspective p; `out = W2 · [screlu(acc_stm), screlu(acc_other)] + b2` with
-//! `screlu(x) = clamp(x, 0, 1)²`; the engine's evaluation is `out · SCALE` centipawns.
+//! perspective p; `out = W2[k] · [screlu(acc_stm), screlu(acc_other)] + b2[k]` with
+//! `screlu(x) = clamp(x, 0, 1)²` and k the position's output bucket (`nnue::bucket`); the
+//! engine's evaluation is `out · SCALE` centipawns.
 //! Loss: `(sigmoid(out · SCALE / EVAL_SCALE) − target)²`, target = λ·result + (1 − λ)·
 //! sigmoid(score / EVAL_SCALE). Only the columns of active features get gradients (sparse
 //! first layer); Adam then updates every parameter once per batch.
 
 use super::data::Samples;
-use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
+use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE, bucket};
 
 /// Centipawns that make one unit of the logistic in the loss (a score of +400 ≈ 73%).
 pub const EVAL_SCALE: f32 = 400.0;
 
 /// All parameters (or gradients, or Adam moments) of a network in one flat vector:
-/// W1 (INPUTS × hidden), b1 (hidden), W2 (2 × hidden), b2 (1).
+/// W1 (INPUTS × hidden), b1 (hidden), W2 (buckets × 2 × hidden, bucket by bucket),
+/// b2 (buckets).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     pub hidden: usize,
+    pub buckets: usize,
     pub values: Vec<f32>,
 }
 
 impl Params {
-    pub fn zeros(hidden: usize) -> Params {
+    pub fn zeros(hidden: usize, buckets: usize) -> Params {
         Params {
             hidden,
-            values: vec![0.0; INPUTS * hidden + 3 * hidden + 1],
+            buckets,
+            values: vec![0.0; INPUTS * hidden + hidden + buckets * (2 * hidden + 1)],
         }
     }
 
     /// Small random weights (uniform, scaled by fan-in) from `seed`.
-    pub fn random(hidden: usize, seed: u64) -> Params {
+    pub fn random(hidden: usize, buckets: usize, seed: u64) -> Params {
         use rand::rngs::StdRng;
         use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut p = Params::zeros(hidden);
+        let mut p = Params::zeros(hidden, buckets);
         let (w1, rest) = p.values.split_at_mut(INPUTS * hidden);
         let r1 = 1.0 / (32.0f32).sqrt();
         for w in w1.iter_mut() {
             *w = rng.random_range(-r1..r1) * 0.5;
         }
         let r2 = 1.0 / ((2 * hidden) as f32).sqrt();
-        for w in rest[hidden..3 * hidden].iter_mut() {
+        for w in rest[hidden..hidden + buckets * 2 * hidden].iter_mut() {
             *w = rng.random_range(-r2..r2);
         }
         p
@@ -57,7 +62,13 @@ impl Params {
     }
 
     pub fn b2_at(&self) -> usize {
-        INPUTS * self.hidden + 3 * self.hidden
+        self.w2_at() + self.buckets * 2 * self.hidden
+    }
+
+    /// Where bucket `b`'s output weights start, and where its bias is.
+    #[inline]
+    fn output_at(&self, b: usize) -> (usize, usize) {
+        (self.w2_at() + b * 2 * self.hidden, self.b2_at() + b)
     }
 }
 
@@ -89,8 +100,9 @@ pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 
             them[k] += ct[k];
         }
     }
-    let w2 = &v[p.w2_at()..p.w2_at() + 2 * h];
-    let mut out = v[p.b2_at()];
+    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, samples.pieces(i)));
+    let w2 = &v[w2_at..w2_at + 2 * h];
+    let mut out = v[b2_at];
     for k in 0..2 * h {
         let c = acc[k].clamp(0.0, 1.0);
         out += c * c * w2[k];
@@ -115,7 +127,8 @@ pub fn backward(
     let t = target(samples, i, lambda);
     let err = pred - t;
     let g_out = 2.0 * err * pred * (1.0 - pred) * scale;
-    let (w2_at, b1_at, b2_at) = (p.w2_at(), p.b1_at(), p.b2_at());
+    let b1_at = p.b1_at();
+    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, samples.pieces(i)));
     grad.values[b2_at] += g_out;
     // Gradient at the accumulators, reusing `acc` for it.
     let w2 = &p.values[w2_at..w2_at + 2 * h];
@@ -209,10 +222,10 @@ pub struct Adam {
 }
 
 impl Adam {
-    pub fn new(hidden: usize) -> Adam {
+    pub fn new(hidden: usize, buckets: usize) -> Adam {
         Adam {
-            m: Params::zeros(hidden),
-            v: Params::zeros(hidden),
+            m: Params::zeros(hidden, buckets),
+            v: Params::zeros(hidden, buckets),
             step: 0,
         }
     }
@@ -256,11 +269,15 @@ pub fn quantize(p: &Params) -> Network {
         feature_weights: v[..p.b1_at()].iter().map(|&x| q(x, QA)).collect(),
         feature_bias: v[p.b1_at()..p.w2_at()].iter().map(|&x| q(x, QA)).collect(),
         output_weights: v[p.w2_at()..p.b2_at()].iter().map(|&x| q(x, QB)).collect(),
-        output_bias: (v[p.b2_at()] * (QA * QB) as f32).round() as i32,
+        output_bias: v[p.b2_at()..]
+            .iter()
+            .map(|&x| (x * (QA * QB) as f32).round() as i32)
+            .collect(),
     }
 }
 
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCKP";
+/// Checkpoints with output buckets (`SCOUTCKP`, without, is no longer read).
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK2";
 
 /// A checkpoint: parameters, Adam's state and the epochs done.
 pub fn save_checkpoint(
@@ -272,6 +289,7 @@ pub fn save_checkpoint(
     let mut out = Vec::with_capacity(12 * p.values.len() + 32);
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(p.hidden as u32).to_le_bytes());
+    out.extend_from_slice(&(p.buckets as u32).to_le_bytes());
     out.extend_from_slice(&epochs_done.to_le_bytes());
     out.extend_from_slice(&adam.step.to_le_bytes());
     for x in p.values.iter().chain(&adam.m.values).chain(&adam.v.values) {
@@ -285,22 +303,28 @@ pub fn save_checkpoint(
 /// Reads a checkpoint written by [`save_checkpoint`]: parameters, Adam, epochs done.
 pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    if bytes.len() < 24 || &bytes[..8] != CHECKPOINT_MAGIC {
-        return Err(format!("{path}: not a Scout training checkpoint"));
+    if bytes.len() < 28 || &bytes[..8] != CHECKPOINT_MAGIC {
+        return Err(format!(
+            "{path}: not a Scout training checkpoint of this version"
+        ));
     }
-    let hidden = u32::from_le_bytes(bytes[8..12].try_into().expect("4")) as usize;
-    let epochs = u32::from_le_bytes(bytes[12..16].try_into().expect("4"));
-    let step = u64::from_le_bytes(bytes[16..24].try_into().expect("8"));
-    let n = Params::zeros(hidden).values.len();
-    if bytes.len() != 24 + 12 * n {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
+    let (hidden, buckets, epochs) = (u32_at(8) as usize, u32_at(12) as usize, u32_at(16));
+    let step = u64::from_le_bytes(bytes[20..28].try_into().expect("8"));
+    if !nnue::BUCKET_COUNTS.contains(&buckets) || hidden == 0 || hidden > 1 << 16 {
+        return Err(format!("{path}: hidden {hidden}, buckets {buckets}"));
+    }
+    let n = Params::zeros(hidden, buckets).values.len();
+    if bytes.len() != 28 + 12 * n {
         return Err(format!("{path}: truncated checkpoint"));
     }
-    let floats: Vec<f32> = bytes[24..]
+    let floats: Vec<f32> = bytes[28..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
         .collect();
     let part = |k: usize| Params {
         hidden,
+        buckets,
         values: floats[k * n..(k + 1) * n].to_vec(),
     };
     let adam = Adam {
