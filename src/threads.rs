@@ -205,6 +205,10 @@ impl ThreadPool {
         };
         let main = &mut self.main;
         thread::scope(|scope| {
+            let mut helpers = Helpers {
+                group: group.clone(),
+                running: Vec::with_capacity(self.helpers.len()),
+            };
             for (i, helper) in self.helpers.iter_mut().enumerate() {
                 helper.join_group(group.clone(), i + 1);
                 let limits = helper_limits.clone();
@@ -214,15 +218,43 @@ impl ThreadPool {
                     .spawn_scoped(scope, move || {
                         helper.search(root, history, limits, TimeManager::infinite(), &mut Silent);
                     });
-                if spawned.is_err() {
+                match spawned {
+                    Ok(handle) => helpers.running.push(handle),
                     // Out of threads: search with the ones already running.
-                    break;
+                    Err(_) => break,
                 }
             }
-            let result = main.search(root, history, limits, time, reporter);
-            group.done.store(true, Ordering::SeqCst);
-            result
+            // `helpers` is dropped after this, also when the main search panics: the helpers
+            // are told to stop and joined.
+            main.search(root, history, limits, time, reporter)
         })
+    }
+}
+
+/// The running helpers of one parallel search. Dropping it, however the main thread's search
+/// ended (a panic included, which would otherwise leave the helpers searching forever), tells
+/// them to stop and joins every one before reporting a helper's panic.
+///
+/// They are joined, never detached: dropping a handle detaches its thread, and glibc's
+/// pthread_detach reads the thread's descriptor after marking it detached, when a helper that
+/// is exiting (one stopped at once exits within microseconds) may already have freed it. That
+/// race crashed the engine once under `uci_fuzz` on a loaded machine (segfault in
+/// pthread_detach; docs/results.md, session 8).
+struct Helpers<'scope> {
+    group: Arc<Group>,
+    running: Vec<thread::ScopedJoinHandle<'scope, ()>>,
+}
+
+impl Drop for Helpers<'_> {
+    fn drop(&mut self) {
+        self.group.done.store(true, Ordering::SeqCst);
+        let panicked = self
+            .running
+            .drain(..)
+            .fold(false, |any, handle| handle.join().is_err() | any);
+        if panicked && !thread::panicking() {
+            panic!("a helper search thread panicked");
+        }
     }
 }
 
