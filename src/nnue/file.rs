@@ -91,8 +91,8 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
     if !BUCKET_COUNTS.contains(&buckets) || arch != architecture(buckets) {
         return Err(format!(
             "architecture {}->{}x2->{} (activation {}, QA {}, QB {}, scale {}); this engine is \
-             {INPUTS}->{HIDDEN}x2->1 or 8 output buckets (SCReLU, QA {QA}, QB {QB}, scale \
-             {SCALE})",
+             {INPUTS}->{HIDDEN}x2->1 with 1 or 8 output buckets (SCReLU, QA {QA}, QB {QB}, \
+             scale {SCALE})",
             arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6]
         ));
     }
@@ -121,7 +121,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
         .collect();
     let limit = (OUTPUT_WEIGHT_LIMIT * QB as f32) as i16;
-    if output_weights.iter().any(|w| w.abs() > limit) {
+    if output_weights.iter().any(|w| !(-limit..=limit).contains(w)) {
         return Err(format!(
             "output weights beyond ±{limit} (the SCReLU product would not fit 16 bits)"
         ));
@@ -205,6 +205,14 @@ pub(crate) mod tests {
         version[8] = 9;
         assert!(read(&version).unwrap_err().contains("version"));
         assert!(read(b"hello").unwrap_err().contains("not a Scout net"));
+        // An output weight the SIMD product cannot hold (i16::MIN has no absolute value).
+        let mut extreme = sample(1);
+        extreme.output_weights[3] = i16::MIN;
+        assert!(
+            read(&write(&extreme))
+                .unwrap_err()
+                .contains("output weights")
+        );
         assert!(
             load("/nonexistent/net.bin")
                 .unwrap_err()

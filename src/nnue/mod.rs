@@ -1,8 +1,9 @@
 //! NNUE inference: the quantized network, its file format and the evaluation of an accumulator.
 //!
-//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the board is one of 768
-//! features (colour relative to the perspective × 6 roles × 64 squares), seen from White's side
-//! and from Black's (Black's view is the board mirrored rank-wise: square ^ 56). One shared
+//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
+//! board is one of 768 features (colour relative to the perspective × 6 roles × 64 squares),
+//! seen from White's side and from Black's (Black's view is the board mirrored rank-wise:
+//! square ^ 56). One shared
 //! weight matrix turns each perspective's active features into HIDDEN accumulator values (kept
 //! up to date move by move, `accumulator.rs`). The output concatenates the side to move's
 //! accumulator with the other side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot
@@ -30,6 +31,7 @@ pub const BUCKET_COUNTS: [usize; 2] = [1, 8];
 /// `buckets` buckets: 2–5 pieces are bucket 0, …, 30–32 bucket 7.
 #[inline]
 pub fn bucket(buckets: usize, pieces: u32) -> usize {
+    debug_assert!(buckets >= 1);
     if buckets == 1 {
         0
     } else {

@@ -412,17 +412,59 @@ mod tests {
         assert_eq!(again.params, summary.params);
     }
 
+    /// Checkpoints round-trip (weights, Adam's moments and step, epochs done) with one bucket
+    /// and eight; a checkpoint of the format before output buckets reads as one bucket; a
+    /// truncated one is refused.
+    #[test]
+    fn checkpoints_round_trip() {
+        let dir = std::env::temp_dir().join(format!("scout-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("net.ckpt").to_str().unwrap().to_string();
+        for buckets in crate::nnue::BUCKET_COUNTS {
+            let p = Params::random(8, buckets, 7);
+            let mut adam = Adam::new(8, buckets);
+            adam.m = Params::random(8, buckets, 8);
+            adam.v = Params::random(8, buckets, 9);
+            adam.step = 12_345;
+            model::save_checkpoint(&path, &p, &adam, 3).unwrap();
+            let (q, back, epochs) = model::load_checkpoint(&path).unwrap();
+            assert_eq!((q, epochs), (p.clone(), 3));
+            assert_eq!((back.m, back.v, back.step), (adam.m, adam.v, 12_345));
+            if buckets == 1 {
+                // The old format: magic SCOUTCKP, no bucket count.
+                let new = std::fs::read(&path).unwrap();
+                let mut old = b"SCOUTCKP".to_vec();
+                old.extend_from_slice(&new[8..12]);
+                old.extend_from_slice(&new[16..]);
+                std::fs::write(&path, &old).unwrap();
+                let (q, _, epochs) = model::load_checkpoint(&path).unwrap();
+                assert_eq!((q, epochs), (p, 3));
+                std::fs::write(&path, &old[..old.len() - 4]).unwrap();
+                let refused = model::load_checkpoint(&path).err().unwrap();
+                assert!(refused.contains("truncated"), "{refused}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// The engine's quantized evaluation agrees with the trainer's float network: within 1.5 cp
     /// of the float network with the quantized weights (integer arithmetic), and within 8 cp on
     /// average, 40 cp at most, of the unquantized one (on positions within ±1000 cp).
     #[test]
     fn quantized_net_matches_the_float_net() {
+        for buckets in crate::nnue::BUCKET_COUNTS {
+            quantized_net_matches_the_float_net_with(buckets);
+        }
+    }
+
+    fn quantized_net_matches_the_float_net_with(buckets: usize) {
         let train_set = material_samples(3000, 4);
         let config = Config {
             epochs: 4,
             batch: 256,
             lr: 0.003,
             threads: 2,
+            buckets,
             progress: false,
             ..Config::default()
         };

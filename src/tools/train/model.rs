@@ -276,7 +276,8 @@ pub fn quantize(p: &Params) -> Network {
     }
 }
 
-/// Checkpoints with output buckets (`SCOUTCKP`, without, is no longer read).
+/// Checkpoint magic: `SCOUTCK2` (hidden, buckets, epochs, step); `SCOUTCKP`, written before
+/// output buckets, has no bucket count and is read as one bucket (the same layout).
 const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK2";
 
 /// A checkpoint: parameters, Adam's state and the epochs done.
@@ -300,25 +301,28 @@ pub fn save_checkpoint(
     std::fs::rename(&tmp, path)
 }
 
-/// Reads a checkpoint written by [`save_checkpoint`]: parameters, Adam, epochs done.
+/// Reads a checkpoint written by [`save_checkpoint`] (or by the trainer before output buckets):
+/// parameters, Adam, epochs done.
 pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    if bytes.len() < 28 || &bytes[..8] != CHECKPOINT_MAGIC {
-        return Err(format!(
-            "{path}: not a Scout training checkpoint of this version"
-        ));
-    }
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
-    let (hidden, buckets, epochs) = (u32_at(8) as usize, u32_at(12) as usize, u32_at(16));
-    let step = u64::from_le_bytes(bytes[20..28].try_into().expect("8"));
+    let (hidden, buckets, epochs, header) = match bytes.get(..8) {
+        Some(m) if m == CHECKPOINT_MAGIC && bytes.len() >= 28 => {
+            (u32_at(8) as usize, u32_at(12) as usize, u32_at(16), 20)
+        }
+        Some(b"SCOUTCKP") if bytes.len() >= 24 => (u32_at(8) as usize, 1, u32_at(12), 16),
+        _ => return Err(format!("{path}: not a Scout training checkpoint")),
+    };
+    let step = u64::from_le_bytes(bytes[header..header + 8].try_into().expect("8"));
+    let header = header + 8;
     if !nnue::BUCKET_COUNTS.contains(&buckets) || hidden == 0 || hidden > 1 << 16 {
         return Err(format!("{path}: hidden {hidden}, buckets {buckets}"));
     }
-    let n = Params::zeros(hidden, buckets).values.len();
-    if bytes.len() != 28 + 12 * n {
+    let n = INPUTS * hidden + hidden + buckets * (2 * hidden + 1);
+    if bytes.len() != header + 12 * n {
         return Err(format!("{path}: truncated checkpoint"));
     }
-    let floats: Vec<f32> = bytes[28..]
+    let floats: Vec<f32> = bytes[header..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
         .collect();
