@@ -537,6 +537,10 @@ impl Engine {
             }
             "syzygy50moverule" => {
                 if let Some(b) = boolean() {
+                    if b != self.options.syzygy.rule50 {
+                        // Stored scores of cursed wins and blessed losses meant the other rule.
+                        self.tt.clear();
+                    }
                     self.options.syzygy.rule50 = b;
                 }
             }

@@ -20,8 +20,9 @@ fn usage() -> ExitCode {
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lambda X] [--batch N]");
     eprintln!(
         "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
-         [--resume true] DATA..."
+         [--resume true]"
     );
+    eprintln!("                   [--stop-after EPOCHS] [--mirror false] DATA...");
     eprintln!("                                  trains the network on datagen files");
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
@@ -95,6 +96,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "seed" => config.seed = number(&name, &value)?,
             "validation" => config.validation_every = number(&name, &value)?,
             "resume" => config.resume = number(&name, &value)?,
+            "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
             "out" => config.out = value,

@@ -3,9 +3,10 @@
 //! Mini-batch Adam over the training positions, split across threads (each thread sums the
 //! gradient of its share of the batch; the shares are added in a fixed order, so a run is
 //! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
-//! follows a cosine from `--lr` towards 5% of it over the epochs. After every epoch the loss on the held-out games is
-//! printed, the quantized net is written to `--out` and a checkpoint (float weights and Adam's
-//! moments) to `--out`.ckpt, from which `--resume` continues.
+//! follows a cosine from `--lr` towards 5% of it over the epochs. After every epoch the loss on
+//! the held-out games is printed, the quantized net is written to `--out` and a checkpoint (float
+//! weights and Adam's moments) to `--out`.ckpt, from which `--resume` continues; `--stop-after`
+//! ends a run early on purpose, so that a long schedule can be trained in slices.
 
 pub mod data;
 pub mod model;
@@ -39,6 +40,9 @@ pub struct Config {
     /// Also train on every position without castling rights mirrored left to right.
     pub mirror: bool,
     pub resume: bool,
+    /// Stop this run after this many epochs of the schedule (`--resume` continues it later):
+    /// a long run can be trained in slices.
+    pub stop_after: Option<u32>,
     pub progress: bool,
 }
 
@@ -63,6 +67,7 @@ impl Default for Config {
             buckets: 1,
             mirror: true,
             resume: false,
+            stop_after: None,
             progress: true,
         }
     }
@@ -155,7 +160,10 @@ pub fn train(
         validation_losses: Vec::new(),
     };
     let start = Instant::now();
-    for epoch in first_epoch..config.epochs {
+    let last_epoch = config
+        .stop_after
+        .map_or(config.epochs, |n| n.min(config.epochs));
+    for epoch in first_epoch..last_epoch {
         let epoch_start = Instant::now();
         let lr = learning_rate(config.lr, epoch, config.epochs);
         // Each epoch's order depends on the seed and the epoch alone, so a resumed run
@@ -410,6 +418,54 @@ mod tests {
         // The same seed gives the same run.
         let again = train(&config, &train_set, &valid_set, false).unwrap();
         assert_eq!(again.params, summary.params);
+    }
+
+    /// A run stopped after two of four epochs and resumed from its checkpoint ends with the
+    /// same weights, losses and net file as the uninterrupted run: the cosine schedule, the
+    /// shuffles and Adam's state all continue where they stopped.
+    #[test]
+    fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
+        let dir = std::env::temp_dir().join(format!("scout-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let train_set = material_samples(1500, 6);
+        let valid_set = material_samples(200, 7);
+        let config = |name: &str| Config {
+            out: dir.join(name).to_str().unwrap().to_string(),
+            epochs: 4,
+            batch: 128,
+            lr: 0.004,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let whole = train(&config("whole.nnue"), &train_set, &valid_set, true).unwrap();
+        let first = Config {
+            stop_after: Some(2),
+            ..config("sliced.nnue")
+        };
+        let half = train(&first, &train_set, &valid_set, true).unwrap();
+        assert_eq!(half.validation_losses.len(), 2);
+        assert_ne!(half.params, whole.params);
+        let second = Config {
+            resume: true,
+            ..config("sliced.nnue")
+        };
+        let rest = train(&second, &train_set, &valid_set, true).unwrap();
+        assert_eq!(rest.params, whole.params);
+        assert_eq!(
+            [half.validation_losses, rest.validation_losses].concat(),
+            whole.validation_losses
+        );
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(read("sliced.nnue"), read("whole.nnue"));
+        // A checkpoint of another shape is refused.
+        let other = Config {
+            resume: true,
+            buckets: 8,
+            ..config("sliced.nnue")
+        };
+        assert!(train(&other, &train_set, &valid_set, true).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Checkpoints round-trip (weights, Adam's moments and step, epochs done) with one bucket
