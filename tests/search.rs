@@ -168,6 +168,7 @@ fn transposition_table_keeps_fixed_depth_values() {
         ..SearchConfig::exact()
     });
     let mut checked = 0;
+    let mut differ = Vec::new();
     for (fen, mode) in positions().into_iter().step_by(3) {
         let pos = Position::from_fen(&fen, mode).unwrap();
         // A fresh table per position, shared by the depths as in iterative deepening.
@@ -178,11 +179,22 @@ fn transposition_table_keeps_fixed_depth_values() {
                 break;
             }
             let t = with_tt.search_window(&pos, &[], depth, -INFINITY, INFINITY);
-            assert_eq!(v, t, "TT changed the value: {fen} depth {depth}");
+            if v != t {
+                // Up to depth 2 no node can meet a deeper entry of its own position.
+                assert!(depth >= 3, "TT changed the value: {fen} depth {depth}");
+                differ.push(format!("{fen} depth {depth}: {v} without, {t} with"));
+            }
             checked += 1;
         }
     }
     assert!(checked >= 300, "{checked}");
+    // At depth 3 a quiescence node can transpose into a position the main search stored
+    // one ply deeper (two quiet moves and a check evasion against one move of each side),
+    // and quiescence rightly takes that deeper value: a different, better-informed number.
+    // It happens in one (position, depth) pair of 300 with the built-in net (session 9:
+    // requiring depth-0 entries in quiescence made all values equal). A TT bug (bounds,
+    // mate distances) would change many.
+    assert!(differ.len() * 100 <= checked, "{differ:#?}");
 }
 
 /// Remembers the last complete iteration.
