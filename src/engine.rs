@@ -202,13 +202,15 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             }
             Job::Perft { root, depth, mode } => {
                 let stdout = std::io::stdout();
-                crate::tools::perft::divide(root.chess(), depth, mode, &mut stdout.lock());
+                let out = &mut stdout.lock();
+                crate::tools::perft::divide(root.chess(), depth, mode, &flags.stop, out);
             }
             Job::Bench(depth) => {
                 let stdout = std::io::stdout();
                 // With the net the engine plays with (`EvalFile` included).
                 let net = pool.main().network().clone();
-                crate::tools::bench::run_threads(depth, 1, net, &mut stdout.lock());
+                let out = &mut stdout.lock();
+                crate::tools::bench::run_threads(depth, 1, net, flags.clone(), out);
             }
             Job::NewGame => pool.new_game(),
             Job::SetTt(tt) => pool.set_tt(tt),
@@ -367,6 +369,8 @@ impl Engine {
                 let depth = depth.map_or(crate::tools::bench::DEFAULT_DEPTH, |d| {
                     d.clamp(1, 64) as i32
                 });
+                // Like a search, the bench ends at `stop` (and so at any later command).
+                self.flags.stop.store(false, Ordering::SeqCst);
                 self.send(Job::Bench(depth));
             }
             Command::Perft(depth) => {
@@ -385,6 +389,7 @@ impl Engine {
 
     fn perft(&mut self, depth: u64) {
         let depth = depth.min(20) as u32;
+        self.flags.stop.store(false, Ordering::SeqCst);
         self.send(Job::Perft {
             root: self.root.clone(),
             depth,
@@ -678,7 +683,7 @@ impl Engine {
             };
             history.push(pos.key());
             // Positions before an irreversible move can never repeat: forget them.
-            if crate::position::Position::is_zeroing(m) {
+            if m.is_zeroing() {
                 history.clear();
             }
             pos = pos.play(m);

@@ -125,7 +125,8 @@ fn main() -> ExitCode {
                 _ => return usage(),
             };
             let net = scout::nnue::default_network();
-            scout::tools::bench::run_threads(depth, threads, net, &mut std::io::stdout());
+            let flags = std::sync::Arc::new(scout::search::SharedFlags::default());
+            scout::tools::bench::run_threads(depth, threads, net, flags, &mut std::io::stdout());
             ExitCode::SUCCESS
         }
         Some("perft") => {
@@ -146,7 +147,9 @@ fn main() -> ExitCode {
                 });
             match parsed {
                 Ok((pos, mode)) => {
-                    scout::tools::perft::divide(pos.chess(), depth, mode, &mut std::io::stdout());
+                    let stop = std::sync::atomic::AtomicBool::new(false);
+                    let out = &mut std::io::stdout();
+                    scout::tools::perft::divide(pos.chess(), depth, mode, &stop, out);
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

@@ -155,11 +155,6 @@ impl Position {
     pub fn fen(&self) -> String {
         Fen::from_position(&self.chess, EnPassantMode::Legal).to_string()
     }
-
-    /// Is the piece on `role` a pawn move or capture (resets the fifty-move counter)?
-    pub fn is_zeroing(m: Move) -> bool {
-        m.is_zeroing() || m.role() == Role::Pawn
-    }
 }
 
 /// The Zobrist key computed from scratch.

@@ -108,7 +108,6 @@ pub fn choose(lines: &[RootMove], level: &Level, rng: &mut impl Rng) -> usize {
 mod tests {
     use super::*;
     use crate::search::MATE_BOUND;
-    use crate::tt::Bound;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use shakmaty::{Chess, Position};
@@ -122,7 +121,6 @@ mod tests {
                 mv,
                 score,
                 previous_score: score,
-                bound: Bound::Exact,
                 pv: vec![mv],
                 seldepth: 0,
                 nodes: 0,

@@ -84,11 +84,6 @@ impl TimeManager {
         tm
     }
 
-    /// When the clock started.
-    pub fn start(&self) -> Instant {
-        self.start
-    }
-
     /// Restarts the clock (on `ponderhit`).
     pub fn restart(&mut self) {
         self.start = Instant::now();
@@ -154,7 +149,8 @@ pub struct Stability {
 }
 
 impl Stability {
-    /// The factor applied to the soft limit, between 0.4 and about 3.
+    /// The factor applied to the soft limit, from 0.4 up to several times (the hard limit
+    /// caps what it can stretch to).
     pub fn scale(&self) -> f64 {
         // A best move that keeps changing needs time to settle.
         let mut scale = 1.0 + self.instability;

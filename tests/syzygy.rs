@@ -391,7 +391,7 @@ impl Game {
 
     fn play(&mut self, m: Move) {
         self.history.push(self.pos.key());
-        if Position::is_zeroing(m) {
+        if m.is_zeroing() {
             self.history.clear();
         }
         self.moves.push(uci(m));

@@ -560,6 +560,40 @@ fn stop_answers_quickly() {
     e.assert_alive();
 }
 
+/// `perft` and `bench` typed in UCI mode end at `stop`, or at any command that needs the
+/// engine, so `isready` is answered at once: without it `perft 12` kept the engine busy for
+/// hours.
+#[test]
+fn perft_and_bench_stop_like_a_search() {
+    let mut e = Engine::spawn();
+    e.uci();
+    e.send("perft 12");
+    sleep(ms(300));
+    e.send("stop");
+    e.expect_line(
+        "perft's stop notice",
+        |l| l == "info string perft stopped: the counts are incomplete",
+        GENEROUS,
+    );
+    e.isready_ok(GENEROUS);
+
+    e.send("bench 40");
+    sleep(ms(300));
+    e.send("position startpos");
+    e.expect_line(
+        "bench's stop notice",
+        |l| l.starts_with("info string bench stopped at position 1"),
+        GENEROUS,
+    );
+    e.isready_ok(GENEROUS);
+    // The engine is itself again: a search after the stopped bench runs to its depth.
+    e.send("go depth 5");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_legal(&e, &Chess::default(), &out, STD);
+    assert!(out.lines.iter().any(|l| l.contains("info depth 5 ")));
+    e.assert_alive();
+}
+
 #[test]
 fn quit_mid_search_exits_promptly() {
     let mut e = Engine::spawn();

@@ -55,6 +55,9 @@ pub const EVAL_LIMIT: i32 = 9_999;
 /// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
 pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
 
+// One half of the output layer, `Σ clamp(acc)²·w` over HIDDEN lanes, is summed in i32.
+const _: () = assert!(HIDDEN as i64 * (QA * QA) as i64 * 127 <= i32::MAX as i64);
+
 /// The feature index of `piece` on `sq` from `perspective`'s side.
 #[inline]
 pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
@@ -110,10 +113,10 @@ impl Network {
     pub fn output(&self, kernels: simd::Kernels, us: &[i16], them: &[i16], pieces: u32) -> i32 {
         let b = bucket(self.buckets(), pieces);
         let weights = &self.output_weights[2 * HIDDEN * b..2 * HIDDEN * (b + 1)];
-        let sum = kernels
-            .screlu_dot(us, &weights[..HIDDEN])
-            .wrapping_add(kernels.screlu_dot(them, &weights[HIDDEN..]));
-        let cp = (i64::from(sum / QA) + i64::from(self.output_bias[b])) * i64::from(SCALE)
+        // Each half fits an i32 (HIDDEN · QA² · 127 < 2³¹); their sum need not.
+        let sum = i64::from(kernels.screlu_dot(us, &weights[..HIDDEN]))
+            + i64::from(kernels.screlu_dot(them, &weights[HIDDEN..]));
+        let cp = (sum / i64::from(QA) + i64::from(self.output_bias[b])) * i64::from(SCALE)
             / i64::from(QA * QB);
         // Within the range of static evaluations, far from mate scores.
         cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32

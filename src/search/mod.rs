@@ -207,8 +207,6 @@ pub struct RootMove {
     pub mv: Move,
     pub score: i32,
     pub previous_score: i32,
-    /// The bound of `score` when the search of this move ended outside the window.
-    pub bound: Bound,
     pub pv: Vec<Move>,
     pub seldepth: usize,
     /// Nodes spent below this move over the whole search (for time management).
@@ -399,11 +397,6 @@ impl Searcher {
         self.tb_settings = settings;
     }
 
-    /// Tablebase probes that answered in the last search (this thread).
-    pub fn tb_hits(&self) -> u64 {
-        self.tb_hits
-    }
-
     /// Evaluates with `net` from now on.
     pub fn set_network(&mut self, net: Arc<Network>) {
         self.net = AccumulatorStack::new(net, MAX_PLY + 8);
@@ -547,10 +540,18 @@ impl Searcher {
 
     /// A position repeated inside the search tree is a draw (the side that repeated can
     /// repeat again); one that only repeats game history must have occurred twice before.
+    /// A null move keeps the fifty-move count but is not a move: positions before it do not
+    /// count, or a line could "repeat" only thanks to the pass.
     fn is_repetition(&self, ply: usize, halfmoves: usize) -> bool {
         let current = self.root_ply_index + ply;
         let key = self.keys[current];
-        let earliest = current.saturating_sub(halfmoves);
+        let mut earliest = current.saturating_sub(halfmoves);
+        if let Some(null_ply) = (ply.saturating_sub(halfmoves)..ply)
+            .rev()
+            .find(|&p| self.stack[p].played.is_none())
+        {
+            earliest = earliest.max(self.root_ply_index + null_ply + 1);
+        }
         let mut seen_before_root = 0;
         let mut i = current;
         while i >= earliest + 2 {
@@ -567,9 +568,36 @@ impl Searcher {
         }
         false
     }
+}
 
-    /// When the last search started.
-    pub fn started(&self) -> Instant {
-        self.started
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Position as _};
+
+    /// A position seen again inside the tree is a repetition, but not when a null move lies
+    /// between the two: the pass keeps the fifty-move count, yet the line only "repeats"
+    /// thanks to it.
+    #[test]
+    fn positions_before_a_null_move_do_not_repeat() {
+        let tt = Arc::new(TranspositionTable::new(1));
+        let mut s = Searcher::new(tt, Arc::new(SharedFlags::default()));
+        let m = Chess::default().legal_moves()[0];
+        // Root R, then A at ply 1, B at ply 2, A again at ply 3.
+        s.keys = vec![10, 11, 12, 11];
+        s.root_ply_index = 0;
+        for ply in 0..3 {
+            s.stack[ply].played = Some(m);
+        }
+        assert!(s.is_repetition(3, 20));
+        // The same keys with a null move played from ply 1 (A -> B).
+        s.stack[1].played = None;
+        assert!(!s.is_repetition(3, 20));
+        // A null move before the first A does not hide the repetition.
+        s.stack[1].played = Some(m);
+        s.stack[0].played = None;
+        assert!(s.is_repetition(3, 20));
+        // Nor does the fifty-move window reach past the last zeroing move.
+        assert!(!s.is_repetition(3, 1));
     }
 }

@@ -87,7 +87,6 @@ impl Searcher {
                 mv,
                 score: -INFINITY,
                 previous_score: -INFINITY,
-                bound: Bound::Upper,
                 pv: vec![mv],
                 seldepth: 0,
                 nodes: 0,
@@ -473,7 +472,6 @@ impl Searcher {
             let rm = &mut self.root_moves[i];
             if i == self.pv_index || score > alpha {
                 rm.score = score;
-                rm.bound = Bound::classify(score, alpha, beta);
                 rm.seldepth = seldepth;
                 rm.pv.clear();
                 rm.pv.push(m);

@@ -1,10 +1,12 @@
 //! Bench: a fixed-depth search of every position in `bench-positions/`, a fresh hash table and
 //! fresh histories per position. With one thread the node total is a signature of the search:
 //! any functional change changes it. With several (Lazy SMP) the count varies from run to run
-//! and the bench measures time to depth instead. The last line is `N nodes M nps`.
+//! and the bench measures time to depth instead. The last line is `N nodes M nps`. A raised
+//! stop flag (the UCI `stop`) ends it early, with an `info string` instead of the summary.
 
 use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use shakmaty::CastlingMode;
@@ -26,16 +28,20 @@ pub const POSITIONS: &str = include_str!("../../bench-positions/bench.fen");
 /// Runs the bench at `depth` with one thread, writing one line per position and the summary.
 /// Returns the total node count and the speed in nodes per second.
 pub fn run(depth: i32, out: &mut dyn Write) -> (u64, u64) {
-    run_threads(depth, 1, crate::nnue::default_network(), out)
+    let flags = Arc::new(SharedFlags::default());
+    run_threads(depth, 1, crate::nnue::default_network(), flags, out)
+        .expect("nothing raises this stop flag")
 }
 
-/// The bench with `threads` search threads per position, evaluating with `net`.
+/// The bench with `threads` search threads per position, evaluating with `net`; `None` when
+/// `flags.stop` was raised before the end.
 pub fn run_threads(
     depth: i32,
     threads: usize,
     net: Arc<crate::nnue::Network>,
+    flags: Arc<SharedFlags>,
     out: &mut dyn Write,
-) -> (u64, u64) {
+) -> Option<(u64, u64)> {
     let start = Instant::now();
     let mut total = 0u64;
     let fens: Vec<&str> = POSITIONS
@@ -53,7 +59,7 @@ pub fn run_threads(
             continue;
         };
         let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
-        let mut pool = ThreadPool::new(tt, Arc::new(SharedFlags::default()));
+        let mut pool = ThreadPool::new(tt, flags.clone());
         pool.set_threads(threads);
         pool.set_network(net.clone());
         let limits = Limits {
@@ -61,6 +67,11 @@ pub fn run_threads(
             ..Limits::default()
         };
         let result = pool.search(&pos, &[], limits, TimeManager::infinite(), &mut Silent);
+        if flags.stop.load(Ordering::SeqCst) {
+            let _ = writeln!(out, "info string bench stopped at position {}", i + 1);
+            let _ = out.flush();
+            return None;
+        }
         total += result.nodes;
         let best = result.best.map_or("0000".to_string(), |m| {
             shakmaty::uci::UciMove::from_move(m, CastlingMode::Standard).to_string()
@@ -84,5 +95,5 @@ pub fn run_threads(
     );
     let _ = writeln!(out, "{total} nodes {nps} nps");
     let _ = out.flush();
-    (total, nps)
+    Some((total, nps))
 }

@@ -397,7 +397,7 @@ pub fn play_game(
         }
 
         pos = pos.play(best);
-        if Position::is_zeroing(best) {
+        if best.is_zeroing() {
             history.clear();
         }
         history.push(pos.key());
