@@ -21,6 +21,7 @@ use shakmaty::{CastlingMode, Color, Position as _, Square};
 
 use crate::book::{self, Book};
 use crate::nnue::{self, Network};
+use crate::options::{self, MAX_BOOK_DEPTH, Options};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
 use crate::strength::{self, Level};
@@ -36,58 +37,6 @@ pub fn emit(line: &str) {
     let mut lock = stdout.lock();
     let _ = writeln!(lock, "{line}");
     let _ = lock.flush();
-}
-
-/// `BookDepth`'s default: the book answers the first 20 moves of each side (40 plies) at most.
-pub const DEFAULT_BOOK_DEPTH: u32 = 40;
-/// `BookDepth`'s maximum.
-pub const MAX_BOOK_DEPTH: u32 = 1024;
-
-/// The options a GUI can set.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub hash_mb: usize,
-    pub threads: usize,
-    pub multipv: usize,
-    pub move_overhead: u64,
-    pub ponder: bool,
-    pub chess960: bool,
-    pub show_wdl: bool,
-    /// Play book moves (`OwnBook`).
-    pub own_book: bool,
-    /// The Polyglot book's path as given (`BookFile`; empty: none).
-    pub book_file: String,
-    /// The book is used while the game ply is below this (`BookDepth`).
-    pub book_depth: u32,
-    /// `SyzygyPath` as given (`<empty>`: no tables).
-    pub syzygy_path: String,
-    /// `SyzygyProbeDepth`, `SyzygyProbeLimit`, `Syzygy50MoveRule`.
-    pub syzygy: ProbeSettings,
-    /// `UCI_LimitStrength`: play at `elo` instead of full strength.
-    pub limit_strength: bool,
-    /// `UCI_Elo`.
-    pub elo: u32,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            hash_mb: 16,
-            threads: 1,
-            multipv: 1,
-            move_overhead: 10,
-            ponder: false,
-            chess960: false,
-            show_wdl: false,
-            own_book: false,
-            book_file: String::new(),
-            book_depth: DEFAULT_BOOK_DEPTH,
-            syzygy_path: tablebase::EMPTY_PATH.to_string(),
-            syzygy: ProbeSettings::default(),
-            limit_strength: false,
-            elo: strength::DEFAULT_ELO,
-        }
-    }
 }
 
 /// A search for the search thread: the position and everything the search needs with it.
@@ -399,51 +348,9 @@ impl Engine {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let key = name.to_ascii_lowercase();
-        let number = |min: i64, max: i64| -> Option<i64> {
-            let raw = value?;
-            let parsed = match raw.parse::<i64>() {
-                Ok(v) => v,
-                // Beyond 64 bits: the nearest end of the range.
-                Err(_)
-                    if raw
-                        .trim_start_matches('-')
-                        .chars()
-                        .all(|c| c.is_ascii_digit())
-                        && !raw.is_empty() =>
-                {
-                    if raw.starts_with('-') {
-                        i64::MIN
-                    } else {
-                        i64::MAX
-                    }
-                }
-                Err(_) => {
-                    emit(&uci::info_string(&format!(
-                        "option {name}: '{raw}' is not a number; unchanged"
-                    )));
-                    return None;
-                }
-            };
-            let clamped = parsed.clamp(min, max);
-            if clamped != parsed {
-                emit(&uci::info_string(&format!(
-                    "option {name}: {raw} is out of range {min}..{max}; using {clamped}"
-                )));
-            }
-            Some(clamped)
-        };
-        let boolean = || -> Option<bool> {
-            match value.map(|v| v.to_ascii_lowercase()) {
-                Some(v) if v == "true" => Some(true),
-                Some(v) if v == "false" => Some(false),
-                _ => {
-                    emit(&uci::info_string(&format!(
-                        "option {name} takes true or false; unchanged"
-                    )));
-                    None
-                }
-            }
-        };
+        let warn = |message: &str| emit(&uci::info_string(message));
+        let number = |min: i64, max: i64| options::spin(name, value, min, max, &warn);
+        let boolean = || options::check(name, value, &warn);
         match key.as_str() {
             "hash" => {
                 if let Some(mb) = number(1, 65536) {

@@ -6,6 +6,7 @@ pub mod book;
 pub mod engine;
 pub mod movepick;
 pub mod nnue;
+pub mod options;
 pub mod position;
 pub mod search;
 pub mod see;

@@ -392,9 +392,9 @@ fn option_configs() -> Vec<UciOptionConfig> {
         },
         spin(
             "BookDepth",
-            crate::engine::DEFAULT_BOOK_DEPTH as i64,
+            crate::options::DEFAULT_BOOK_DEPTH as i64,
             0,
-            crate::engine::MAX_BOOK_DEPTH as i64,
+            crate::options::MAX_BOOK_DEPTH as i64,
         ),
         UciOptionConfig::String {
             name: "SyzygyPath".to_string(),

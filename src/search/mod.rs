@@ -573,7 +573,7 @@ impl Searcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{Chess, Position as _};
+    use shakmaty::Chess;
 
     /// A position seen again inside the tree is a repetition, but not when a null move lies
     /// between the two: the pass keeps the fifty-move count, yet the line only "repeats"
