@@ -14,9 +14,9 @@ use crate::search::MATE_BOUND;
 
 /// Coefficients of `a(m)` (constant first), in centipawns, as printed by `scout wdl-fit` (the
 /// README says on which data).
-pub const A: [f64; 4] = [710.604, -1086.069, 327.084, 110.959];
+pub const A: [f64; 4] = [614.468, -943.800, 323.841, 68.676];
 /// Coefficients of `b(m)` (constant first), in centipawns.
-pub const B: [f64; 4] = [233.924, -173.396, -83.877, 135.686];
+pub const B: [f64; 4] = [190.152, -121.316, -49.985, 93.786];
 
 /// The material count the model reads.
 pub fn material(board: &Board) -> u32 {

@@ -185,7 +185,7 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
 pub const DEFAULT_EVAL_FILE: &str = "<default>";
 
 /// The net built into the binary (README, *Generations*: which net, and how it was made).
-static DEFAULT_NET: &[u8] = include_bytes!("../../nets/gen2.nnue");
+static DEFAULT_NET: &[u8] = include_bytes!("../../nets/gen3.nnue");
 
 /// The default network, read once from the bytes built into the binary.
 pub fn default_network() -> std::sync::Arc<Network> {
