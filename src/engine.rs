@@ -126,12 +126,15 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 }));
                 match outcome {
                     Ok(result) => {
-                        let chosen = strength.map_or(0, |level| {
-                            strength::choose(&result.lines, &level, &mut rand::rng())
-                        });
-                        let (best, ponder) = match result.lines.get(chosen) {
-                            Some(line) if chosen > 0 => (Some(line.mv), line.pv.get(1).copied()),
-                            _ => (result.best, result.ponder),
+                        // A level with several lines plays one of the lines the GUI was shown
+                        // (the last completed iteration): a move that led only an unfinished
+                        // iteration was never compared with the others by score.
+                        let chosen = strength
+                            .filter(|level| level.lines > 1)
+                            .map(|level| strength::choose(&result.lines, &level, &mut rand::rng()));
+                        let (best, ponder) = match chosen.and_then(|i| result.lines.get(i)) {
+                            Some(line) => (Some(line.mv), line.pv.get(1).copied()),
+                            None => (result.best, result.ponder),
                         };
                         emit(&uci::bestmove(best, ponder, mode))
                     }
