@@ -17,7 +17,8 @@ fn usage() -> ExitCode {
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
-    eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lambda X] [--batch N]");
+    eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]");
+    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N]");
     eprintln!(
         "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
          [--resume true]"
@@ -90,6 +91,8 @@ fn train(args: &[String]) -> Result<(), String> {
         match name.as_str() {
             "epochs" => config.epochs = number(&name, &value)?,
             "lr" => config.lr = number(&name, &value)?,
+            "lr-end" => config.lr_end = number(&name, &value)?,
+            "weight-decay" => config.weight_decay = number(&name, &value)?,
             "lambda" => config.lambda = number(&name, &value)?,
             "batch" => config.batch = number(&name, &value)?,
             "threads" => config.threads = number(&name, &value)?,

@@ -3,7 +3,9 @@
 //! Mini-batch Adam over the training positions, split across threads (each thread sums the
 //! gradient of its share of the batch; the shares are added in a fixed order, so a run is
 //! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
-//! follows a cosine from `--lr` towards 5% of it over the epochs. After every epoch the loss on
+//! follows a cosine from `--lr` towards `--lr-end` (a fraction of it, 5% unless told) over the
+//! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told. After every
+//! epoch the loss on
 //! the held-out games is printed, the quantized net is written to `--out` and a checkpoint (float
 //! weights and Adam's moments) to `--out`.ckpt, from which `--resume` continues; `--stop-after`
 //! ends a run early on purpose, so that a long schedule can be trained in slices.
@@ -28,6 +30,11 @@ pub struct Config {
     pub epochs: u32,
     pub batch: usize,
     pub lr: f32,
+    /// The learning rate at the end of the schedule, as a fraction of `lr`.
+    pub lr_end: f32,
+    /// Decoupled weight decay: every step also shrinks each weight by `lr · weight_decay` of
+    /// itself (0: plain Adam).
+    pub weight_decay: f32,
     /// Weight of the game result in the target (the rest is the search score).
     pub lambda: f32,
     /// One game in this many goes to the validation set (0: none).
@@ -54,6 +61,8 @@ impl Default for Config {
             epochs: 20,
             batch: 4096,
             lr: 0.001,
+            lr_end: 0.05,
+            weight_decay: 0.0,
             // The score alone: with a few million positions from tens of thousands of games,
             // the results are learnt game by game (validation loss rising from the second
             // epoch) and the nets play worse; docs/results.md, session 7.
@@ -81,10 +90,11 @@ pub struct Summary {
     pub validation_losses: Vec<f64>,
 }
 
-/// The learning rate of `epoch` (0-based) of `epochs`.
-pub fn learning_rate(lr: f32, epoch: u32, epochs: u32) -> f32 {
+/// The learning rate of `epoch` (0-based) of `epochs`: a cosine from `lr` towards
+/// `lr · end`.
+pub fn learning_rate(lr: f32, end: f32, epoch: u32, epochs: u32) -> f32 {
     let t = epoch as f32 / epochs.max(1) as f32;
-    lr * (0.05 + 0.95 * 0.5 * (1.0 + (std::f32::consts::PI * t).cos()))
+    lr * (end + (1.0 - end) * 0.5 * (1.0 + (std::f32::consts::PI * t).cos()))
 }
 
 /// The mean loss over `samples`, on `threads` threads.
@@ -165,7 +175,7 @@ pub fn train(
         .map_or(config.epochs, |n| n.min(config.epochs));
     for epoch in first_epoch..last_epoch {
         let epoch_start = Instant::now();
-        let lr = learning_rate(config.lr, epoch, config.epochs);
+        let lr = learning_rate(config.lr, config.lr_end, epoch, config.epochs);
         // Each epoch's order depends on the seed and the epoch alone, so a resumed run
         // continues exactly as the uninterrupted one.
         let mut rng = StdRng::seed_from_u64(config.seed ^ (u64::from(epoch) << 32));
@@ -206,7 +216,7 @@ pub fn train(
             for a in first[0].values.iter_mut() {
                 *a *= inv;
             }
-            adam.update(&mut params, &first[0], lr);
+            adam.update(&mut params, &first[0], lr, config.weight_decay);
         }
         let train_loss = loss_sum / train.len() as f64;
         let valid_loss = parallel_loss(&params, valid, config.lambda, threads);
@@ -255,13 +265,26 @@ pub fn run(config: &Config) -> Result<(), String> {
             crate::nnue::BUCKET_COUNTS
         ));
     }
+    if !(0.0..=1.0).contains(&config.lr_end) {
+        return Err(format!(
+            "--lr-end {} is not a fraction of --lr between 0 and 1",
+            config.lr_end
+        ));
+    }
+    if !(config.weight_decay >= 0.0 && config.lr * config.weight_decay < 1.0) {
+        return Err(format!(
+            "--weight-decay {} must be at least 0 and below 1 / lr",
+            config.weight_decay
+        ));
+    }
     let loading = Instant::now();
     let (train_set, valid_set) =
         data::load(&config.inputs, config.validation_every, config.mirror)?;
     if config.progress {
         eprintln!(
             "{} training and {} validation positions loaded in {:.1}s; {} output buckets, \
-             lambda {}, batch {}, lr {} (cosine to 5%), {} epochs, {} threads, seed {}",
+             lambda {}, batch {}, lr {} (cosine to {}% of it), weight decay {}, {} epochs, \
+             {} threads, seed {}",
             train_set.len(),
             valid_set.len(),
             loading.elapsed().as_secs_f64(),
@@ -269,6 +292,8 @@ pub fn run(config: &Config) -> Result<(), String> {
             config.lambda,
             config.batch,
             config.lr,
+            config.lr_end * 100.0,
+            config.weight_decay,
             config.epochs,
             config.threads,
             config.seed
@@ -418,6 +443,84 @@ mod tests {
         // The same seed gives the same run.
         let again = train(&config, &train_set, &valid_set, false).unwrap();
         assert_eq!(again.params, summary.params);
+    }
+
+    /// The schedule starts at `lr` and falls steadily towards `lr · end`.
+    #[test]
+    fn the_learning_rate_falls_from_lr_towards_its_end() {
+        for end in [0.05, 0.003] {
+            let rates: Vec<f32> = (0..=40).map(|e| learning_rate(0.002, end, e, 40)).collect();
+            assert_eq!(rates[0], 0.002);
+            assert!(
+                (rates[40] - 0.002 * end).abs() < 1e-9,
+                "{end}: {}",
+                rates[40]
+            );
+            assert!(rates.windows(2).all(|w| w[1] < w[0]), "{rates:?}");
+        }
+    }
+
+    /// Weight decay alone (a zero gradient) shrinks every weight by `lr · decay` of itself;
+    /// in training it keeps the weights smaller than the same run without it. Values the
+    /// schedule cannot use are refused before any data is read.
+    #[test]
+    fn weight_decay_shrinks_the_weights() {
+        let p = Params::random(8, 1, 4);
+        let mut decayed = p.clone();
+        let mut adam = Adam::new(8, 1);
+        adam.update(&mut decayed, &Params::zeros(8, 1), 0.01, 2.0);
+        for (before, after) in p.values.iter().zip(&decayed.values) {
+            assert!((after - 0.98 * before).abs() <= 1e-7, "{before} -> {after}");
+        }
+        let train_set = material_samples(1500, 8);
+        let valid_set = material_samples(200, 9);
+        let config = Config {
+            epochs: 4,
+            batch: 128,
+            lr: 0.004,
+            hidden: 16,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let norm = |p: &Params| p.values.iter().map(|w| f64::from(w * w)).sum::<f64>();
+        let plain = train(&config, &train_set, &valid_set, false).unwrap();
+        let with_decay = Config {
+            weight_decay: 5.0,
+            ..config.clone()
+        };
+        let small = train(&with_decay, &train_set, &valid_set, false).unwrap();
+        assert!(
+            norm(&small.params) < 0.9 * norm(&plain.params),
+            "{} against {}",
+            norm(&small.params),
+            norm(&plain.params)
+        );
+        for bad in [
+            Config {
+                lr_end: 1.5,
+                ..config.clone()
+            },
+            Config {
+                weight_decay: -0.1,
+                ..config.clone()
+            },
+            Config {
+                weight_decay: 1e4,
+                ..config.clone()
+            },
+        ] {
+            let bad = Config {
+                inputs: vec!["/nonexistent/data.bin".to_string()],
+                hidden: crate::nnue::HIDDEN,
+                ..bad
+            };
+            let err = run(&bad).unwrap_err();
+            assert!(
+                err.contains("--lr-end") || err.contains("--weight-decay"),
+                "{err}"
+            );
+        }
     }
 
     /// A run stopped after two of four epochs and resumed from its checkpoint ends with the

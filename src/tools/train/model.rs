@@ -230,9 +230,10 @@ impl Adam {
         }
     }
 
-    /// One step along `grad` (already averaged over the batch), then the weights are clipped
-    /// to what the quantisation can hold.
-    pub fn update(&mut self, p: &mut Params, grad: &Params, lr: f32) {
+    /// One step along `grad` (already averaged over the batch), with decoupled weight decay
+    /// (each weight also shrinks by `lr · decay` of itself; AdamW), then the weights are
+    /// clipped to what the quantisation can hold.
+    pub fn update(&mut self, p: &mut Params, grad: &Params, lr: f32, decay: f32) {
         const B1: f32 = 0.9;
         const B2: f32 = 0.999;
         const EPS: f32 = 1e-8;
@@ -240,6 +241,7 @@ impl Adam {
         let c1 = 1.0 - B1.powi(self.step.min(1 << 20) as i32);
         let c2 = 1.0 - B2.powi(self.step.min(1 << 20) as i32);
         let step = lr * c2.sqrt() / c1;
+        let keep = 1.0 - lr * decay;
         for (((w, g), m), v) in p
             .values
             .iter_mut()
@@ -249,7 +251,7 @@ impl Adam {
         {
             *m = B1 * *m + (1.0 - B1) * g;
             *v = B2 * *v + (1.0 - B2) * g * g;
-            *w -= step * *m / (v.sqrt() + EPS);
+            *w = keep * *w - step * *m / (v.sqrt() + EPS);
         }
         // The first layer too: 32 columns and the bias within ±1.98 keep every accumulator
         // inside an i16 (33 × 1.98 × 255 < 32767).
