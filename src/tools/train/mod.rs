@@ -5,10 +5,10 @@
 //! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
 //! follows a cosine from `--lr` towards `--lr-end` (a fraction of it, 5% unless told) over the
 //! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told. After every
-//! epoch the loss on
-//! the held-out games is printed, the quantized net is written to `--out` and a checkpoint (float
-//! weights and Adam's moments) to `--out`.ckpt, from which `--resume` continues; `--stop-after`
-//! ends a run early on purpose, so that a long schedule can be trained in slices.
+//! epoch the loss on the held-out games is printed, the quantized net is written to `--out` and
+//! a checkpoint (float weights and Adam's moments) to `--out`.ckpt, from which `--resume`
+//! continues; `--stop-after` ends a run early on purpose, so that a long schedule can be trained
+//! in slices.
 
 pub mod data;
 pub mod model;
