@@ -23,7 +23,7 @@ fn usage() -> ExitCode {
         "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
          [--resume true]"
     );
-    eprintln!("                   [--stop-after EPOCHS] [--mirror false] DATA...");
+    eprintln!("                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...");
     eprintln!("                                  trains the network on datagen files");
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
@@ -99,6 +99,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "seed" => config.seed = number(&name, &value)?,
             "validation" => config.validation_every = number(&name, &value)?,
             "resume" => config.resume = number(&name, &value)?,
+            "init" => config.init = Some(value),
             "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,

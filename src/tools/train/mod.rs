@@ -47,6 +47,9 @@ pub struct Config {
     /// Also train on every position without castling rights mirrored left to right.
     pub mirror: bool,
     pub resume: bool,
+    /// Start from this net file's weights instead of random ones (a fresh schedule and Adam
+    /// state: fine-tuning an earlier generation on new data). `--resume` takes precedence.
+    pub init: Option<String>,
     /// Stop this run after this many epochs of the schedule (`--resume` continues it later):
     /// a long run can be trained in slices.
     pub stop_after: Option<u32>,
@@ -76,6 +79,7 @@ impl Default for Config {
             buckets: 1,
             mirror: true,
             resume: false,
+            init: None,
             stop_after: None,
             progress: true,
         }
@@ -152,6 +156,25 @@ pub fn train(
             eprintln!("resuming from {checkpoint} after epoch {e}");
         }
         (p, a, e)
+    } else if let Some(path) = &config.init {
+        let net = crate::nnue::file::load(path)?;
+        if (crate::nnue::HIDDEN, net.buckets()) != (config.hidden, config.buckets) {
+            return Err(format!(
+                "{path}: hidden width {} and {} buckets, not {} and {}",
+                crate::nnue::HIDDEN,
+                net.buckets(),
+                config.hidden,
+                config.buckets
+            ));
+        }
+        if config.progress {
+            eprintln!("starting from the weights of {path}");
+        }
+        (
+            model::dequantize(&net),
+            Adam::new(config.hidden, config.buckets),
+            0,
+        )
     } else {
         (
             Params::random(config.hidden, config.buckets, config.seed),
@@ -521,6 +544,69 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    /// `--init` starts from a net file's weights: dequantizing and quantizing again gives the
+    /// same net; a run started from a trained net goes on from where that net was (its first
+    /// epoch ends about at the trained net's loss, far below a first epoch from random
+    /// weights); a net of another shape and a missing file are refused.
+    #[test]
+    fn a_run_can_start_from_a_net_file() {
+        let dir = std::env::temp_dir().join(format!("scout-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        let train_set = material_samples(1500, 10);
+        let valid_set = material_samples(200, 11);
+        let base = Config {
+            out: path("base.nnue"),
+            epochs: 6,
+            batch: 128,
+            lr: 0.004,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let trained = train(&base, &train_set, &valid_set, true).unwrap();
+        let net = crate::nnue::file::load(&base.out).unwrap();
+        let again = model::quantize(&model::dequantize(&net));
+        assert_eq!(
+            crate::nnue::file::write(&again),
+            crate::nnue::file::write(&net)
+        );
+        let one_epoch = Config {
+            epochs: 1,
+            out: path("next.nnue"),
+            ..base.clone()
+        };
+        let from_random = train(&one_epoch, &train_set, &valid_set, false).unwrap();
+        let from_net = train(
+            &Config {
+                init: Some(base.out.clone()),
+                ..one_epoch.clone()
+            },
+            &train_set,
+            &valid_set,
+            false,
+        )
+        .unwrap();
+        let (random, init, done) = (
+            from_random.validation_losses[0],
+            from_net.validation_losses[0],
+            *trained.validation_losses.last().unwrap(),
+        );
+        assert!(
+            init < 1.2 * done && init < 0.8 * random,
+            "first epoch from the net {init}, from random weights {random}, the net {done}"
+        );
+        for init in [path("missing.nnue"), base.out.clone()] {
+            let other = Config {
+                init: Some(init),
+                buckets: 8,
+                ..one_epoch.clone()
+            };
+            assert!(train(&other, &train_set, &valid_set, false).is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A run stopped after two of four epochs and resumed from its checkpoint ends with the

@@ -278,6 +278,24 @@ pub fn quantize(p: &Params) -> Network {
     }
 }
 
+/// The float parameters a quantized network stands for (the inverse of [`quantize`], so
+/// `quantize(&dequantize(net))` is `net` again): where `--init` starts a run.
+pub fn dequantize(net: &Network) -> Params {
+    let mut p = Params::zeros(nnue::HIDDEN, net.buckets());
+    let (qa, qb) = (QA as f32, QB as f32);
+    let values = net
+        .feature_weights
+        .iter()
+        .chain(&net.feature_bias)
+        .map(|&x| f32::from(x) / qa)
+        .chain(net.output_weights.iter().map(|&x| f32::from(x) / qb))
+        .chain(net.output_bias.iter().map(|&x| x as f32 / (qa * qb)));
+    for (to, from) in p.values.iter_mut().zip(values) {
+        *to = from;
+    }
+    p
+}
+
 /// Checkpoint magic: `SCOUTCK2` (hidden, buckets, epochs, step); `SCOUTCKP`, written before
 /// output buckets, has no bucket count and is read as one bucket (the same layout).
 const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK2";
