@@ -21,12 +21,12 @@ use shakmaty::{CastlingMode, Color, Position as _, Square};
 
 use crate::book::{self, Book};
 use crate::nnue::{self, Network};
-use crate::options::{self, MAX_BOOK_DEPTH, Options};
+use crate::options::{Effect, Options};
 use crate::position::Position;
 use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
 use crate::strength::{self, Level};
 use crate::tablebase::{self, ProbeSettings, Tablebases};
-use crate::threads::{MAX_THREADS, ThreadPool};
+use crate::threads::ThreadPool;
 use crate::time::{Clock, TimeManager};
 use crate::tt::TranspositionTable;
 use crate::uci::{self, Command, Go, Start};
@@ -349,124 +349,58 @@ impl Engine {
         });
     }
 
+    /// `setoption`: the value is stored by `Options::set`; what it changes beyond that is done
+    /// here.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let key = name.to_ascii_lowercase();
         let warn = |message: &str| emit(&uci::info_string(message));
-        let number = |min: i64, max: i64| options::spin(name, value, min, max, &warn);
-        let boolean = || options::check(name, value, &warn);
-        match key.as_str() {
-            "hash" => {
-                if let Some(mb) = number(1, 65536) {
-                    // Free the old table everywhere first, so both never exist at once.
-                    self.tt = Arc::new(TranspositionTable::new(1));
-                    self.send(Job::SetTt(self.tt.clone()));
-                    self.wait_idle();
-                    self.tt = Arc::new(TranspositionTable::new(mb as usize));
-                    self.options.hash_mb = mb as usize;
-                    let used = self.tt.size_mb();
-                    emit(&uci::info_string(&format!("hash table {used} MB")));
-                }
+        match self.options.set(name, value, &warn) {
+            Effect::Nothing => {}
+            Effect::ResizeHash => {
+                // Free the old table everywhere first, so both never exist at once.
+                self.tt = Arc::new(TranspositionTable::new(1));
+                self.send(Job::SetTt(self.tt.clone()));
+                self.wait_idle();
+                self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
+                let used = self.tt.size_mb();
+                emit(&uci::info_string(&format!("hash table {used} MB")));
             }
-            "clear hash" => {
+            Effect::ClearHash => {
                 self.tt.clear();
                 emit(&uci::info_string("hash table cleared"));
             }
-            "threads" => {
-                if let Some(n) = number(1, MAX_THREADS as i64) {
-                    self.options.threads = n as usize;
-                    self.send(Job::SetThreads(n as usize));
-                    self.wait_idle();
+            Effect::StaleScores => self.tt.clear(),
+            Effect::SetThreads => {
+                self.send(Job::SetThreads(self.options.threads));
+                self.wait_idle();
+            }
+            Effect::CastlingMode => {
+                self.mode = if self.options.chess960 {
+                    CastlingMode::Chess960
+                } else {
+                    CastlingMode::Standard
+                };
+                // Re-read the current position in the new mode (castling notation changes).
+                if let Ok(p) = Position::from_fen(&self.root.fen(), self.mode) {
+                    self.root = p;
                 }
             }
-            "multipv" => {
-                if let Some(n) = number(1, 256) {
-                    self.options.multipv = n as usize;
+            Effect::OwnBookOn => {
+                if self.book.is_none() {
+                    emit(&uci::info_string(
+                        "OwnBook is on but no book is loaded: set BookFile to a Polyglot .bin",
+                    ));
                 }
             }
-            "move overhead" => {
-                if let Some(n) = number(0, 5000) {
-                    self.options.move_overhead = n as u64;
-                }
-            }
-            "ponder" => {
-                if let Some(b) = boolean() {
-                    self.options.ponder = b;
-                }
-            }
-            "uci_chess960" => {
-                if let Some(b) = boolean() {
-                    self.options.chess960 = b;
-                    self.mode = if b {
-                        CastlingMode::Chess960
-                    } else {
-                        CastlingMode::Standard
-                    };
-                    // Re-read the current position in the new mode (castling notation changes).
-                    if let Ok(p) = Position::from_fen(&self.root.fen(), self.mode) {
-                        self.root = p;
-                    }
-                }
-            }
-            "uci_showwdl" => {
-                if let Some(b) = boolean() {
-                    self.options.show_wdl = b;
-                }
-            }
-            "evalfile" => self.set_eval_file(value.unwrap_or("")),
-            "ownbook" => {
-                if let Some(b) = boolean() {
-                    self.options.own_book = b;
-                    if b && self.book.is_none() {
-                        emit(&uci::info_string(
-                            "OwnBook is on but no book is loaded: set BookFile to a Polyglot .bin",
-                        ));
-                    }
-                }
-            }
-            "bookfile" => self.set_book_file(value),
-            "bookdepth" => {
-                if let Some(n) = number(0, MAX_BOOK_DEPTH as i64) {
-                    self.options.book_depth = n as u32;
-                }
-            }
-            "syzygypath" => self.set_syzygy_path(value.unwrap_or("")),
-            "syzygyprobedepth" => {
-                if let Some(n) = number(1, 100) {
-                    self.options.syzygy.depth = n as i32;
-                }
-            }
-            "syzygyprobelimit" => {
-                if let Some(n) = number(0, tablebase::MAX_TB_PIECES as i64) {
-                    self.options.syzygy.limit = n as usize;
-                }
-            }
-            "uci_limitstrength" => {
-                if let Some(b) = boolean() {
-                    self.options.limit_strength = b;
-                }
-            }
-            "uci_elo" => {
-                if let Some(n) = number(strength::MIN_ELO as i64, strength::MAX_ELO as i64) {
-                    self.options.elo = n as u32;
-                }
-            }
-            "syzygy50moverule" => {
-                if let Some(b) = boolean() {
-                    if b != self.options.syzygy.rule50 {
-                        // Stored scores of cursed wins and blessed losses meant the other rule.
-                        self.tt.clear();
-                    }
-                    self.options.syzygy.rule50 = b;
-                }
-            }
-            _ => emit(&uci::info_string(&format!("unknown option '{name}'"))),
+            Effect::LoadEvalFile(path) => self.set_eval_file(&path),
+            Effect::LoadBook(path) => self.set_book_file(&path),
+            Effect::LoadTablebases(path) => self.set_syzygy_path(&path),
+            Effect::Unknown => emit(&uci::info_string(&format!("unknown option '{name}'"))),
         }
     }
 
     /// `EvalFile`: loads a net, or goes back to the default with an empty value or
     /// `<default>`. A file that cannot be used is refused at once and the current net kept.
     fn set_eval_file(&mut self, path: &str) {
-        let path = path.trim();
         let net = if path.is_empty() || path == nnue::DEFAULT_EVAL_FILE {
             nnue::default_network()
         } else {
@@ -494,16 +428,13 @@ impl Engine {
     }
 
     /// `BookFile`: reads the book now, so a bad file is reported at once (and the book is
-    /// then off). No value, an empty one or `<empty>` unloads the book.
-    fn set_book_file(&mut self, value: Option<&str>) {
+    /// then off). An empty path (no value, an empty one or `<empty>`) unloads the book.
+    fn set_book_file(&mut self, path: &str) {
         self.book = None;
-        let path = value.unwrap_or("").trim();
-        if path.is_empty() || path == "<empty>" {
-            self.options.book_file.clear();
+        if path.is_empty() {
             emit(&uci::info_string("no book file: the book is off"));
             return;
         }
-        self.options.book_file = path.to_string();
         match Book::open(std::path::Path::new(path)) {
             Ok(b) => {
                 emit(&uci::info_string(&format!(
@@ -541,8 +472,6 @@ impl Engine {
     /// switches them off). Whatever the path holds, the engine goes on: problems are reported
     /// in `info string`s, and without a usable table the search runs without tables.
     fn set_syzygy_path(&mut self, path: &str) {
-        let path = path.trim();
-        self.options.syzygy_path = path.to_string();
         if tablebase::is_empty_path(path) {
             self.tablebases = None;
             emit(&uci::info_string("SyzygyPath: no tablebases"));

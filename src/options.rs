@@ -1,9 +1,12 @@
 //! The options a GUI can set (`setoption`): their values and defaults, and the reading of a
-//! spin or check value, which clamps a number to its range or refuses what cannot be read,
-//! saying so through `warn`. What setting an option does is the controller's (`engine`).
+//! `setoption` line into them, which clamps a number to its range or refuses what cannot be
+//! read, saying so through `warn`. What an option does beyond its stored value (resizing the
+//! hash table, starting threads, loading a file) is the controller's (`engine`), told by the
+//! [`Effect`] that [`Options::set`] returns.
 
 use crate::strength;
 use crate::tablebase::{self, ProbeSettings};
+use crate::threads::MAX_THREADS;
 
 /// `BookDepth`'s default: the book answers the first 20 moves of each side (40 plies) at most.
 pub const DEFAULT_BOOK_DEPTH: u32 = 40;
@@ -53,6 +56,146 @@ impl Default for Options {
             syzygy: ProbeSettings::default(),
             limit_strength: false,
             elo: strength::DEFAULT_ELO,
+        }
+    }
+}
+
+/// What the controller has to do after [`Options::set`], beyond the stored value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing: the value is stored, or it was refused with a message.
+    Nothing,
+    /// `Hash`: make a table of `hash_mb` megabytes.
+    ResizeHash,
+    /// `Clear Hash`: clear the table and say so.
+    ClearHash,
+    /// `Syzygy50MoveRule` changed: clear the table quietly (stored scores of cursed wins and
+    /// blessed losses meant the other rule).
+    StaleScores,
+    /// `Threads`: start or stop helpers to have `threads`.
+    SetThreads,
+    /// `UCI_Chess960` given: re-read the position in the new mode.
+    CastlingMode,
+    /// `OwnBook` switched on: say so if no book is loaded.
+    OwnBookOn,
+    /// `EvalFile`: load this net (empty: the embedded one).
+    LoadEvalFile(String),
+    /// `BookFile`: read this book (empty: none).
+    LoadBook(String),
+    /// `SyzygyPath`: load the tables of this path.
+    LoadTablebases(String),
+    /// No option of that name.
+    Unknown,
+}
+
+impl Options {
+    /// Applies `setoption name <name> value <value>` (the name in any case) to the stored
+    /// values; a bad value leaves the option unchanged and is reported through `warn`.
+    pub fn set(&mut self, name: &str, value: Option<&str>, warn: &dyn Fn(&str)) -> Effect {
+        let number = |min: i64, max: i64| spin(name, value, min, max, warn);
+        let boolean = || check(name, value, warn);
+        let text = || value.unwrap_or("").trim().to_string();
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => number(1, 65536).map_or(Effect::Nothing, |mb| {
+                self.hash_mb = mb as usize;
+                Effect::ResizeHash
+            }),
+            "clear hash" => Effect::ClearHash,
+            "threads" => number(1, MAX_THREADS as i64).map_or(Effect::Nothing, |n| {
+                self.threads = n as usize;
+                Effect::SetThreads
+            }),
+            "multipv" => {
+                if let Some(n) = number(1, 256) {
+                    self.multipv = n as usize;
+                }
+                Effect::Nothing
+            }
+            "move overhead" => {
+                if let Some(n) = number(0, 5000) {
+                    self.move_overhead = n as u64;
+                }
+                Effect::Nothing
+            }
+            "ponder" => {
+                if let Some(b) = boolean() {
+                    self.ponder = b;
+                }
+                Effect::Nothing
+            }
+            "uci_chess960" => boolean().map_or(Effect::Nothing, |b| {
+                self.chess960 = b;
+                Effect::CastlingMode
+            }),
+            "uci_showwdl" => {
+                if let Some(b) = boolean() {
+                    self.show_wdl = b;
+                }
+                Effect::Nothing
+            }
+            "evalfile" => Effect::LoadEvalFile(text()),
+            "ownbook" => match boolean() {
+                Some(b) => {
+                    self.own_book = b;
+                    if b {
+                        Effect::OwnBookOn
+                    } else {
+                        Effect::Nothing
+                    }
+                }
+                None => Effect::Nothing,
+            },
+            "bookfile" => {
+                let path = text();
+                self.book_file = if path == "<empty>" {
+                    String::new()
+                } else {
+                    path
+                };
+                Effect::LoadBook(self.book_file.clone())
+            }
+            "bookdepth" => {
+                if let Some(n) = number(0, MAX_BOOK_DEPTH as i64) {
+                    self.book_depth = n as u32;
+                }
+                Effect::Nothing
+            }
+            "syzygypath" => {
+                self.syzygy_path = text();
+                Effect::LoadTablebases(self.syzygy_path.clone())
+            }
+            "syzygyprobedepth" => {
+                if let Some(n) = number(1, 100) {
+                    self.syzygy.depth = n as i32;
+                }
+                Effect::Nothing
+            }
+            "syzygyprobelimit" => {
+                if let Some(n) = number(0, tablebase::MAX_TB_PIECES as i64) {
+                    self.syzygy.limit = n as usize;
+                }
+                Effect::Nothing
+            }
+            "syzygy50moverule" => match boolean() {
+                Some(b) if b != self.syzygy.rule50 => {
+                    self.syzygy.rule50 = b;
+                    Effect::StaleScores
+                }
+                _ => Effect::Nothing,
+            },
+            "uci_limitstrength" => {
+                if let Some(b) = boolean() {
+                    self.limit_strength = b;
+                }
+                Effect::Nothing
+            }
+            "uci_elo" => {
+                if let Some(n) = number(strength::MIN_ELO as i64, strength::MAX_ELO as i64) {
+                    self.elo = n as u32;
+                }
+                Effect::Nothing
+            }
+            _ => Effect::Unknown,
         }
     }
 }
@@ -131,6 +274,51 @@ mod tests {
             assert_eq!(v, None, "{bad:?}");
             assert_eq!(said.len(), 1, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn setoption_stores_the_value_and_names_the_effect() {
+        let said = RefCell::new(Vec::new());
+        let warn = |m: &str| said.borrow_mut().push(m.to_string());
+        let mut o = Options::default();
+        assert_eq!(o.set("HASH", Some("64"), &warn), Effect::ResizeHash);
+        assert_eq!(o.hash_mb, 64);
+        assert_eq!(o.set("Hash", Some("lots"), &warn), Effect::Nothing);
+        assert_eq!(o.hash_mb, 64);
+        assert_eq!(o.set("Threads", Some("0"), &warn), Effect::SetThreads);
+        assert_eq!(o.threads, 1);
+        assert_eq!(o.set("UCI_Elo", Some("99999"), &warn), Effect::Nothing);
+        assert_eq!(o.elo, strength::MAX_ELO);
+        assert_eq!(
+            o.set("uci_chess960", Some("true"), &warn),
+            Effect::CastlingMode
+        );
+        assert!(o.chess960);
+        assert_eq!(o.set("OwnBook", Some("true"), &warn), Effect::OwnBookOn);
+        assert_eq!(o.set("OwnBook", Some("false"), &warn), Effect::Nothing);
+        assert!(!o.own_book);
+        assert_eq!(
+            o.set("BookFile", Some(" my book.bin "), &warn),
+            Effect::LoadBook("my book.bin".into())
+        );
+        assert_eq!(
+            o.set("BookFile", Some("<empty>"), &warn),
+            Effect::LoadBook("".into())
+        );
+        assert_eq!(o.book_file, "");
+        assert_eq!(
+            o.set("Syzygy50MoveRule", Some("false"), &warn),
+            Effect::StaleScores
+        );
+        assert_eq!(
+            o.set("Syzygy50MoveRule", Some("false"), &warn),
+            Effect::Nothing
+        );
+        assert!(!o.syzygy.rule50);
+        assert_eq!(o.set("Clear Hash", None, &warn), Effect::ClearHash);
+        assert_eq!(o.set("Contempt", Some("10"), &warn), Effect::Unknown);
+        // Three refusals or clamps were reported: "lots", Threads 0 and UCI_Elo 99999.
+        assert_eq!(said.borrow().len(), 3, "{:?}", said.borrow());
     }
 
     #[test]

@@ -11,12 +11,10 @@
 //!   of `exp(-d / spread)`, and never when `d` exceeds the level's `margin`. Small inaccuracies
 //!   are common at low levels, a move the search sees losing a piece never is.
 //!
-//! The table below was set from a pilot series and then measured in games against Stockfish
-//! 15.1's own levels with generation 2 built in (the README's calibration table;
-//! docs/results.md has the pilot). When generation 3 became the net, each budget up to 2700 was
-//! re-set so the level plays as strong as the measured generation-2 level (node-limited games
-//! between the two builds, docs/results.md). Between two rows the node budget is interpolated
-//! geometrically, the rest linearly.
+//! The table below was measured in games against Stockfish 15.1's own levels at 5+0.05 with
+//! generation 3 built in (session 17; the README's calibration table, docs/results.md has the
+//! series that set it). Between two rows the node budget is interpolated geometrically, the
+//! rest linearly.
 
 use rand::{Rng, RngExt};
 
@@ -45,10 +43,10 @@ pub struct Level {
 /// Four lines to depth 2 take about 400 nodes (median of the bench positions; 1,400 at the 90th
 /// percentile), to depth 3 about 750, depth 4 1,700, depth 5 3,000, depth 7 12,000.
 const TABLE: [(u32, u64, usize, f64, i32); 6] = [
-    (1320, 500, 4, 90.0, 200),
-    (1600, 2_250, 4, 50.0, 140),
-    (2000, 6_500, 4, 34.0, 100),
-    (2400, 30_000, 4, 15.0, 50),
+    (1320, 1_000, 4, 90.0, 200),
+    (1600, 4_500, 4, 50.0, 140),
+    (2000, 14_000, 4, 34.0, 100),
+    (2400, 64_000, 4, 15.0, 50),
     (2700, 110_000, 2, 6.0, 25),
     (3000, 600_000, 1, 0.0, 0),
 ];
