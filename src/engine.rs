@@ -23,9 +23,10 @@ use crate::book::{self, Book};
 use crate::nnue::{self, Network};
 use crate::options::{Effect, Options};
 use crate::position::Position;
-use crate::search::{IterationInfo, Limits, MAX_PLY, Reporter, SharedFlags};
+use crate::score::MAX_PLY;
+use crate::search::{IterationInfo, Limits, Reporter, SharedFlags};
 use crate::strength::{self, Level};
-use crate::tablebase::{self, ProbeSettings, Tablebases};
+use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::threads::ThreadPool;
 use crate::time::{Clock, TimeManager};
 use crate::tt::TranspositionTable;
@@ -236,8 +237,10 @@ impl Engine {
         loop {
             select! {
                 recv(cmd_rx) -> cmd => match cmd {
-                    Ok(Command::Quit) | Err(_) => break,
-                    Ok(cmd) => self.handle(cmd),
+                    Ok(cmd) => if !self.handle(cmd) {
+                        break;
+                    },
+                    Err(_) => break,
                 },
                 recv(self.done) -> done => {
                     self.busy = false;
@@ -253,8 +256,7 @@ impl Engine {
     }
 
     fn quit(&mut self) {
-        self.flags.stop.store(true, Ordering::SeqCst);
-        self.flags.pondering.store(false, Ordering::SeqCst);
+        self.flags.halt();
         // Give a running search a moment to print its bestmove, but never hang on it.
         if self.busy {
             let _ = self.done.recv_timeout(Duration::from_millis(500));
@@ -265,15 +267,14 @@ impl Engine {
     /// Stops a running search and waits until the worker is idle (its bestmove printed).
     fn wait_idle(&mut self) {
         if self.busy {
-            self.flags.stop.store(true, Ordering::SeqCst);
-            self.flags.pondering.store(false, Ordering::SeqCst);
+            self.flags.halt();
             let _ = self.done.recv();
             self.busy = false;
         }
     }
 
-    /// Applies one command.
-    pub fn handle(&mut self, cmd: Command) {
+    /// Applies one command. Returns `false` for `quit`: the engine is to exit.
+    pub fn handle(&mut self, cmd: Command) -> bool {
         match cmd {
             Command::Uci => {
                 for line in uci::uci_banner() {
@@ -290,12 +291,11 @@ impl Engine {
                 // has cleared it since: raise it again. Without a search it has no effect
                 // (the next search clears it).
                 if self.busy {
-                    self.flags.stop.store(true, Ordering::SeqCst);
-                    self.flags.pondering.store(false, Ordering::SeqCst);
+                    self.flags.halt();
                 }
             }
             Command::PonderHit => self.flags.pondering.store(false, Ordering::SeqCst),
-            Command::Quit => {}
+            Command::Quit => return false,
             Command::UciNewGame => {
                 self.wait_idle();
                 self.tt.clear();
@@ -330,6 +330,7 @@ impl Engine {
                 self.perft(depth);
             }
         }
+        true
     }
 
     fn send(&mut self, job: Job) {
@@ -472,7 +473,7 @@ impl Engine {
     /// switches them off). Whatever the path holds, the engine goes on: problems are reported
     /// in `info string`s, and without a usable table the search runs without tables.
     fn set_syzygy_path(&mut self, path: &str) {
-        if tablebase::is_empty_path(path) {
+        if path.is_empty() {
             self.tablebases = None;
             emit(&uci::info_string("SyzygyPath: no tablebases"));
             return;
@@ -492,18 +493,14 @@ impl Engine {
         };
         let (mut pos, mode) = match start {
             Start::StartPos => (Position::default(), preferred),
-            Start::Fen(fen) => match Position::from_fen(&fen, preferred) {
-                Ok(p) => (p, preferred),
-                // A Chess960 FEN without UCI_Chess960: read it as Chess960 anyway.
-                Err(e) => match Position::from_fen(&fen, CastlingMode::Chess960) {
-                    Ok(p) => (p, CastlingMode::Chess960),
-                    Err(_) => {
-                        emit(&uci::info_string(&format!(
-                            "{e}: '{fen}'; position unchanged"
-                        )));
-                        return;
-                    }
-                },
+            Start::Fen(fen) => match Position::from_fen_any(&fen, preferred) {
+                Ok(read) => read,
+                Err(e) => {
+                    emit(&uci::info_string(&format!(
+                        "{e}: '{fen}'; position unchanged"
+                    )));
+                    return;
+                }
             },
         };
         let mut history = Vec::with_capacity(moves.len() + 1);
@@ -685,8 +682,7 @@ fn read_stdin(commands: Sender<Command>, flags: Arc<SharedFlags>) {
         match cmd {
             Command::Stop => flags.stop.store(true, Ordering::SeqCst),
             Command::Quit => {
-                flags.stop.store(true, Ordering::SeqCst);
-                flags.pondering.store(false, Ordering::SeqCst);
+                flags.halt();
             }
             _ => {}
         }

@@ -143,13 +143,7 @@ fn main() -> ExitCode {
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".to_string()
             };
             // Standard castling notation when the FEN allows it, Chess960 otherwise.
-            let parsed = Position::from_fen(&fen, CastlingMode::Standard)
-                .map(|p| (p, CastlingMode::Standard))
-                .or_else(|_| {
-                    Position::from_fen(&fen, CastlingMode::Chess960)
-                        .map(|p| (p, CastlingMode::Chess960))
-                });
-            match parsed {
+            match Position::from_fen_any(&fen, CastlingMode::Standard) {
                 Ok((pos, mode)) => {
                     let stop = std::sync::atomic::AtomicBool::new(false);
                     let out = &mut std::io::stdout();

@@ -1,5 +1,6 @@
-//! The options a GUI can set (`setoption`): their values and defaults, and the reading of a
-//! `setoption` line into them, which clamps a number to its range or refuses what cannot be
+//! The options a GUI can set (`setoption`): each one's name, default and range, written once
+//! here (the `uci` banner announces them from [`ALL`]), their stored values, and the reading of
+//! a `setoption` line into them, which clamps a number to its range or refuses what cannot be
 //! read, saying so through `warn`. What an option does beyond its stored value (resizing the
 //! hash table, starting threads, loading a file) is the controller's (`engine`), told by the
 //! [`Effect`] that [`Options::set`] returns.
@@ -8,29 +9,150 @@ use crate::strength;
 use crate::tablebase::{self, ProbeSettings};
 use crate::threads::MAX_THREADS;
 
-/// `BookDepth`'s default: the book answers the first 20 moves of each side (40 plies) at most.
-pub const DEFAULT_BOOK_DEPTH: u32 = 40;
-/// `BookDepth`'s maximum.
-pub const MAX_BOOK_DEPTH: u32 = 1024;
+/// A spin (integer) option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spin {
+    pub name: &'static str,
+    pub default: i64,
+    pub min: i64,
+    pub max: i64,
+}
 
-/// The options a GUI can set.
+/// A check (boolean) option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub name: &'static str,
+    pub default: bool,
+}
+
+/// One option as the banner announces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spec {
+    Spin(Spin),
+    Check(Check),
+    /// A string option and its default.
+    Text(&'static str, &'static str),
+    Button(&'static str),
+}
+
+/// The value that means "no file" for the path options (`BookFile`, `SyzygyPath`), as GUIs
+/// write an empty default.
+pub const EMPTY: &str = "<empty>";
+
+pub const HASH: Spin = Spin {
+    name: "Hash",
+    default: 16,
+    min: 1,
+    max: 65536,
+};
+pub const THREADS: Spin = Spin {
+    name: "Threads",
+    default: 1,
+    min: 1,
+    max: MAX_THREADS as i64,
+};
+pub const MULTI_PV: Spin = Spin {
+    name: "MultiPV",
+    default: 1,
+    min: 1,
+    max: 256,
+};
+pub const MOVE_OVERHEAD: Spin = Spin {
+    name: "Move Overhead",
+    default: 10,
+    min: 0,
+    max: 5000,
+};
+pub const PONDER: Check = Check {
+    name: "Ponder",
+    default: false,
+};
+pub const CHESS960: Check = Check {
+    name: "UCI_Chess960",
+    default: false,
+};
+pub const SHOW_WDL: Check = Check {
+    name: "UCI_ShowWDL",
+    default: false,
+};
+pub const EVAL_FILE: &str = "EvalFile";
+pub const OWN_BOOK: Check = Check {
+    name: "OwnBook",
+    default: false,
+};
+pub const BOOK_FILE: &str = "BookFile";
+/// By default the book answers the first 20 moves of each side (40 plies) at most.
+pub const BOOK_DEPTH: Spin = Spin {
+    name: "BookDepth",
+    default: 40,
+    min: 0,
+    max: 1024,
+};
+pub const SYZYGY_PATH: &str = "SyzygyPath";
+pub const SYZYGY_PROBE_DEPTH: Spin = Spin {
+    name: "SyzygyProbeDepth",
+    default: 1,
+    min: 1,
+    max: 100,
+};
+pub const SYZYGY_PROBE_LIMIT: Spin = Spin {
+    name: "SyzygyProbeLimit",
+    default: tablebase::MAX_TB_PIECES as i64,
+    min: 0,
+    max: tablebase::MAX_TB_PIECES as i64,
+};
+pub const SYZYGY_50_MOVE_RULE: Check = Check {
+    name: "Syzygy50MoveRule",
+    default: true,
+};
+pub const LIMIT_STRENGTH: Check = Check {
+    name: "UCI_LimitStrength",
+    default: false,
+};
+pub const ELO: Spin = Spin {
+    name: "UCI_Elo",
+    default: strength::DEFAULT_ELO as i64,
+    min: strength::MIN_ELO as i64,
+    max: strength::MAX_ELO as i64,
+};
+pub const CLEAR_HASH: &str = "Clear Hash";
+
+/// Every option, in the order the banner announces them.
+pub const ALL: &[Spec] = &[
+    Spec::Spin(HASH),
+    Spec::Button(CLEAR_HASH),
+    Spec::Spin(THREADS),
+    Spec::Spin(MULTI_PV),
+    Spec::Spin(MOVE_OVERHEAD),
+    Spec::Check(PONDER),
+    Spec::Check(CHESS960),
+    Spec::Check(SHOW_WDL),
+    Spec::Text(EVAL_FILE, crate::nnue::DEFAULT_EVAL_FILE),
+    Spec::Check(OWN_BOOK),
+    Spec::Text(BOOK_FILE, EMPTY),
+    Spec::Spin(BOOK_DEPTH),
+    Spec::Text(SYZYGY_PATH, EMPTY),
+    Spec::Spin(SYZYGY_PROBE_DEPTH),
+    Spec::Spin(SYZYGY_PROBE_LIMIT),
+    Spec::Check(SYZYGY_50_MOVE_RULE),
+    Spec::Check(LIMIT_STRENGTH),
+    Spec::Spin(ELO),
+];
+
+/// The options a GUI can set, as far as anything reads them later (`Ponder` is only
+/// acknowledged; the files are loaded at once by the controller).
 #[derive(Clone, Debug)]
 pub struct Options {
     pub hash_mb: usize,
     pub threads: usize,
     pub multipv: usize,
     pub move_overhead: u64,
-    pub ponder: bool,
     pub chess960: bool,
     pub show_wdl: bool,
     /// Play book moves (`OwnBook`).
     pub own_book: bool,
-    /// The Polyglot book's path as given (`BookFile`; empty: none).
-    pub book_file: String,
     /// The book is used while the game ply is below this (`BookDepth`).
     pub book_depth: u32,
-    /// `SyzygyPath` as given (`<empty>`: no tables).
-    pub syzygy_path: String,
     /// `SyzygyProbeDepth`, `SyzygyProbeLimit`, `Syzygy50MoveRule`.
     pub syzygy: ProbeSettings,
     /// `UCI_LimitStrength`: play at `elo` instead of full strength.
@@ -42,20 +164,21 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            hash_mb: 16,
-            threads: 1,
-            multipv: 1,
-            move_overhead: 10,
-            ponder: false,
-            chess960: false,
-            show_wdl: false,
-            own_book: false,
-            book_file: String::new(),
-            book_depth: DEFAULT_BOOK_DEPTH,
-            syzygy_path: tablebase::EMPTY_PATH.to_string(),
-            syzygy: ProbeSettings::default(),
-            limit_strength: false,
-            elo: strength::DEFAULT_ELO,
+            hash_mb: HASH.default as usize,
+            threads: THREADS.default as usize,
+            multipv: MULTI_PV.default as usize,
+            move_overhead: MOVE_OVERHEAD.default as u64,
+            chess960: CHESS960.default,
+            show_wdl: SHOW_WDL.default,
+            own_book: OWN_BOOK.default,
+            book_depth: BOOK_DEPTH.default as u32,
+            syzygy: ProbeSettings {
+                depth: SYZYGY_PROBE_DEPTH.default as i32,
+                limit: SYZYGY_PROBE_LIMIT.default as usize,
+                rule50: SYZYGY_50_MOVE_RULE.default,
+            },
+            limit_strength: LIMIT_STRENGTH.default,
+            elo: ELO.default as u32,
         }
     }
 }
@@ -82,7 +205,7 @@ pub enum Effect {
     LoadEvalFile(String),
     /// `BookFile`: read this book (empty: none).
     LoadBook(String),
-    /// `SyzygyPath`: load the tables of this path.
+    /// `SyzygyPath`: load the tables of this path (empty: none).
     LoadTablebases(String),
     /// No option of that name.
     Unknown,
@@ -92,49 +215,56 @@ impl Options {
     /// Applies `setoption name <name> value <value>` (the name in any case) to the stored
     /// values; a bad value leaves the option unchanged and is reported through `warn`.
     pub fn set(&mut self, name: &str, value: Option<&str>, warn: &dyn Fn(&str)) -> Effect {
-        let number = |min: i64, max: i64| spin(name, value, min, max, warn);
+        let is = |option: &str| name.eq_ignore_ascii_case(option);
+        let number = |spin: Spin| read_spin(name, value, spin.min, spin.max, warn);
         let boolean = || check(name, value, warn);
         let text = || value.unwrap_or("").trim().to_string();
-        match name.to_ascii_lowercase().as_str() {
-            "hash" => number(1, 65536).map_or(Effect::Nothing, |mb| {
+        // A path option's value, where `<empty>` (any case) means none.
+        let path = || {
+            Some(text())
+                .filter(|p| !p.eq_ignore_ascii_case(EMPTY))
+                .unwrap_or_default()
+        };
+        if is(HASH.name) {
+            number(HASH).map_or(Effect::Nothing, |mb| {
                 self.hash_mb = mb as usize;
                 Effect::ResizeHash
-            }),
-            "clear hash" => Effect::ClearHash,
-            "threads" => number(1, MAX_THREADS as i64).map_or(Effect::Nothing, |n| {
+            })
+        } else if is(CLEAR_HASH) {
+            Effect::ClearHash
+        } else if is(THREADS.name) {
+            number(THREADS).map_or(Effect::Nothing, |n| {
                 self.threads = n as usize;
                 Effect::SetThreads
-            }),
-            "multipv" => {
-                if let Some(n) = number(1, 256) {
-                    self.multipv = n as usize;
-                }
-                Effect::Nothing
+            })
+        } else if is(MULTI_PV.name) {
+            if let Some(n) = number(MULTI_PV) {
+                self.multipv = n as usize;
             }
-            "move overhead" => {
-                if let Some(n) = number(0, 5000) {
-                    self.move_overhead = n as u64;
-                }
-                Effect::Nothing
+            Effect::Nothing
+        } else if is(MOVE_OVERHEAD.name) {
+            if let Some(n) = number(MOVE_OVERHEAD) {
+                self.move_overhead = n as u64;
             }
-            "ponder" => {
-                if let Some(b) = boolean() {
-                    self.ponder = b;
-                }
-                Effect::Nothing
-            }
-            "uci_chess960" => boolean().map_or(Effect::Nothing, |b| {
+            Effect::Nothing
+        } else if is(PONDER.name) {
+            // Read to refuse a bad value; pondering itself is `go ponder`'s.
+            boolean();
+            Effect::Nothing
+        } else if is(CHESS960.name) {
+            boolean().map_or(Effect::Nothing, |b| {
                 self.chess960 = b;
                 Effect::CastlingMode
-            }),
-            "uci_showwdl" => {
-                if let Some(b) = boolean() {
-                    self.show_wdl = b;
-                }
-                Effect::Nothing
+            })
+        } else if is(SHOW_WDL.name) {
+            if let Some(b) = boolean() {
+                self.show_wdl = b;
             }
-            "evalfile" => Effect::LoadEvalFile(text()),
-            "ownbook" => match boolean() {
+            Effect::Nothing
+        } else if is(EVAL_FILE) {
+            Effect::LoadEvalFile(text())
+        } else if is(OWN_BOOK.name) {
+            match boolean() {
                 Some(b) => {
                     self.own_book = b;
                     if b {
@@ -144,65 +274,74 @@ impl Options {
                     }
                 }
                 None => Effect::Nothing,
-            },
-            "bookfile" => {
-                let path = text();
-                self.book_file = if path == "<empty>" {
-                    String::new()
-                } else {
-                    path
-                };
-                Effect::LoadBook(self.book_file.clone())
             }
-            "bookdepth" => {
-                if let Some(n) = number(0, MAX_BOOK_DEPTH as i64) {
-                    self.book_depth = n as u32;
-                }
-                Effect::Nothing
+        } else if is(BOOK_FILE) {
+            Effect::LoadBook(path())
+        } else if is(BOOK_DEPTH.name) {
+            if let Some(n) = number(BOOK_DEPTH) {
+                self.book_depth = n as u32;
             }
-            "syzygypath" => {
-                self.syzygy_path = text();
-                Effect::LoadTablebases(self.syzygy_path.clone())
+            Effect::Nothing
+        } else if is(SYZYGY_PATH) {
+            Effect::LoadTablebases(path())
+        } else if is(SYZYGY_PROBE_DEPTH.name) {
+            if let Some(n) = number(SYZYGY_PROBE_DEPTH) {
+                self.syzygy.depth = n as i32;
             }
-            "syzygyprobedepth" => {
-                if let Some(n) = number(1, 100) {
-                    self.syzygy.depth = n as i32;
-                }
-                Effect::Nothing
+            Effect::Nothing
+        } else if is(SYZYGY_PROBE_LIMIT.name) {
+            if let Some(n) = number(SYZYGY_PROBE_LIMIT) {
+                self.syzygy.limit = n as usize;
             }
-            "syzygyprobelimit" => {
-                if let Some(n) = number(0, tablebase::MAX_TB_PIECES as i64) {
-                    self.syzygy.limit = n as usize;
-                }
-                Effect::Nothing
-            }
-            "syzygy50moverule" => match boolean() {
+            Effect::Nothing
+        } else if is(SYZYGY_50_MOVE_RULE.name) {
+            match boolean() {
                 Some(b) if b != self.syzygy.rule50 => {
                     self.syzygy.rule50 = b;
                     Effect::StaleScores
                 }
                 _ => Effect::Nothing,
-            },
-            "uci_limitstrength" => {
-                if let Some(b) = boolean() {
-                    self.limit_strength = b;
-                }
-                Effect::Nothing
             }
-            "uci_elo" => {
-                if let Some(n) = number(strength::MIN_ELO as i64, strength::MAX_ELO as i64) {
-                    self.elo = n as u32;
-                }
-                Effect::Nothing
+        } else if is(LIMIT_STRENGTH.name) {
+            if let Some(b) = boolean() {
+                self.limit_strength = b;
             }
-            _ => Effect::Unknown,
+            Effect::Nothing
+        } else if is(ELO.name) {
+            if let Some(n) = number(ELO) {
+                self.elo = n as u32;
+            }
+            Effect::Nothing
+        } else {
+            tunable(name, value, warn)
         }
     }
 }
 
+/// A tuning build's search parameter (`crate::params`), or else an unknown option.
+#[cfg(feature = "tune")]
+fn tunable(name: &str, value: Option<&str>, warn: &dyn Fn(&str)) -> Effect {
+    let Some(param) = crate::params::TABLE
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+    else {
+        return Effect::Unknown;
+    };
+    if let Some(v) = read_spin(name, value, param.min.into(), param.max.into(), warn) {
+        crate::params::set(param.name, v as i32);
+    }
+    Effect::Nothing
+}
+
+/// Without a tuning build every other name is unknown.
+#[cfg(not(feature = "tune"))]
+fn tunable(_: &str, _: Option<&str>, _: &dyn Fn(&str)) -> Effect {
+    Effect::Unknown
+}
+
 /// Reads a spin value for option `name`: clamped to `min..=max` (numbers beyond 64 bits go to
 /// the nearest end), `None` when it is not a number.
-pub fn spin(
+pub fn read_spin(
     name: &str,
     value: Option<&str>,
     min: i64,
@@ -255,7 +394,7 @@ mod tests {
 
     fn read(value: &str, min: i64, max: i64) -> (Option<i64>, Vec<String>) {
         let said = RefCell::new(Vec::new());
-        let v = spin("X", Some(value), min, max, &|m| {
+        let v = read_spin("X", Some(value), min, max, &|m| {
             said.borrow_mut().push(m.to_string())
         });
         (v, said.into_inner())
@@ -305,7 +444,10 @@ mod tests {
             o.set("BookFile", Some("<empty>"), &warn),
             Effect::LoadBook("".into())
         );
-        assert_eq!(o.book_file, "");
+        assert_eq!(
+            o.set("SyzygyPath", Some("<EMPTY>"), &warn),
+            Effect::LoadTablebases("".into())
+        );
         assert_eq!(
             o.set("Syzygy50MoveRule", Some("false"), &warn),
             Effect::StaleScores

@@ -46,6 +46,21 @@ impl Position {
         Ok(Position::new(chess))
     }
 
+    /// Reads a FEN in the `preferred` castling notation, or else as Chess960 (a Chess960
+    /// position read without `UCI_Chess960`, or a Shredder-FEN): returns the position and the
+    /// notation it was read in. The error is the one of the preferred reading.
+    pub fn from_fen_any(
+        fen: &str,
+        preferred: CastlingMode,
+    ) -> Result<(Position, CastlingMode), String> {
+        match Position::from_fen(fen, preferred) {
+            Ok(p) => Ok((p, preferred)),
+            Err(e) => Position::from_fen(fen, CastlingMode::Chess960)
+                .map(|p| (p, CastlingMode::Chess960))
+                .map_err(|_| e),
+        }
+    }
+
     /// The underlying shakmaty position.
     #[inline]
     pub fn chess(&self) -> &Chess {

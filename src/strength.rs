@@ -18,7 +18,8 @@
 
 use rand::{Rng, RngExt};
 
-use crate::search::{RootMove, TB_BOUND};
+use crate::score::TB_BOUND;
+use crate::search::RootMove;
 
 /// The lowest `UCI_Elo` (the range GUIs expect).
 pub const MIN_ELO: u32 = 1320;
@@ -108,7 +109,7 @@ pub fn choose(lines: &[RootMove], level: &Level, rng: &mut impl Rng) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MATE_BOUND;
+    use crate::score::MATE_BOUND;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use shakmaty::{Chess, Position};

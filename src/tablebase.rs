@@ -8,7 +8,7 @@
 //!   pawn move, which is when the search asks) and the ranking of the root moves, by DTZ when
 //!   the DTZ tables are there and by WDL alone otherwise;
 //! - **score conversion**: a tablebase win scores `TB_WIN - ply`, below every mate score and
-//!   above every evaluation (see `search::TB_WIN`), a loss the negative, a draw 0; with the
+//!   above every evaluation (see `score::TB_WIN`), a loss the negative, a draw 0; with the
 //!   fifty-move rule on (`Syzygy50MoveRule`) a win the rule frustrates scores +1 and a loss it
 //!   saves -1: draws, but better and worse ones.
 //!
@@ -23,11 +23,7 @@ use std::path::{Path, PathBuf};
 use shakmaty::{Chess, Move, Position as _};
 use shakmaty_syzygy::{AmbiguousWdl, Dtz, MaybeRounded, Syzygy, Tablebase, Wdl};
 
-use crate::search::{DRAW, TB_WIN};
-use crate::tt::Bound;
-
-/// The value `SyzygyPath` has by default (no tables), as GUIs write it.
-pub const EMPTY_PATH: &str = "<empty>";
+use crate::score::{Bound, DRAW, TB_WIN};
 
 /// Largest number of pieces any Syzygy table has.
 pub const MAX_TB_PIECES: usize = 7;
@@ -79,12 +75,6 @@ impl std::fmt::Debug for Tablebases {
 pub struct Loaded {
     pub tables: Option<Tablebases>,
     pub messages: Vec<String>,
-}
-
-/// Is `value` one of the ways of saying "no tables" (empty or `<empty>`)?
-pub fn is_empty_path(value: &str) -> bool {
-    let v = value.trim();
-    v.is_empty() || v.eq_ignore_ascii_case(EMPTY_PATH)
 }
 
 /// The directories of a `SyzygyPath` value: separated by `;`, and on Unix also by `:`
@@ -413,7 +403,7 @@ pub fn wdl_to_score(wdl: Wdl, ply: usize, rule50: bool) -> (i32, Bound) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{MATE_BOUND, MAX_PLY, TB_BOUND, mate_in};
+    use crate::score::{MATE_BOUND, MAX_PLY, TB_BOUND, mate_in};
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
@@ -596,9 +586,6 @@ mod tests {
     fn paths_split_on_both_separators() {
         assert_eq!(split_path("/a:/b;/c d"), vec!["/a", "/b", "/c d"]);
         assert_eq!(split_path(" ; : "), Vec::<String>::new());
-        assert!(is_empty_path("<empty>"));
-        assert!(is_empty_path("  "));
-        assert!(!is_empty_path("/tb"));
     }
 
     #[test]

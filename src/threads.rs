@@ -15,12 +15,12 @@
 //! the pool between searches and replaced only when `Threads` changes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread;
 
 use crate::nnue::Network;
 use crate::position::Position;
-use crate::search::{Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
+use crate::search::{Group, Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
@@ -30,53 +30,6 @@ pub const MAX_THREADS: usize = 256;
 
 /// Stack of a helper thread (the main search thread has its own, set by its creator).
 const HELPER_STACK: usize = 16 * 1024 * 1024;
-
-/// What the threads of one search share besides the table.
-#[derive(Debug)]
-pub struct Group {
-    /// Raised by the main thread once it has its answer: the helpers stop.
-    pub done: AtomicBool,
-    /// Nodes searched by each thread, published every 1024 nodes.
-    nodes: Vec<AtomicU64>,
-    /// Tablebase hits of each thread, published with the nodes.
-    tb_hits: Vec<AtomicU64>,
-}
-
-impl Group {
-    pub fn new(threads: usize) -> Group {
-        Group {
-            done: AtomicBool::new(false),
-            nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
-            tb_hits: (0..threads).map(|_| AtomicU64::new(0)).collect(),
-        }
-    }
-
-    /// Publishes the node count and tablebase hits of thread `id`.
-    #[inline]
-    pub fn publish(&self, id: usize, nodes: u64, tb_hits: u64) {
-        self.nodes[id].store(nodes, Ordering::Relaxed);
-        self.tb_hits[id].store(tb_hits, Ordering::Relaxed);
-    }
-
-    /// Nodes searched by every thread except `id`, as last published.
-    pub fn others(&self, id: usize) -> u64 {
-        Self::sum_except(&self.nodes, id)
-    }
-
-    /// Tablebase hits of every thread except `id`, as last published.
-    pub fn others_tb_hits(&self, id: usize) -> u64 {
-        Self::sum_except(&self.tb_hits, id)
-    }
-
-    fn sum_except(counts: &[AtomicU64], id: usize) -> u64 {
-        counts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != id)
-            .map(|(_, n)| n.load(Ordering::Relaxed))
-            .sum()
-    }
-}
 
 /// The main searcher and its helpers.
 pub struct ThreadPool {
@@ -261,18 +214,6 @@ impl Drop for Helpers<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn group_counts_other_threads() {
-        let g = Group::new(3);
-        g.publish(0, 10, 1);
-        g.publish(1, 20, 2);
-        g.publish(2, 30, 4);
-        assert_eq!(g.others(0), 50);
-        assert_eq!(g.others(2), 30);
-        assert_eq!(g.others_tb_hits(0), 6);
-        assert_eq!(g.others_tb_hits(1), 5);
-    }
 
     #[test]
     fn set_threads_clamps() {

@@ -124,14 +124,18 @@ impl TimeManager {
     /// shrinks when the same best move survived several iterations and took most of the
     /// nodes. `movetime` asks for exactly that time: its limit is not scaled.
     pub fn should_start_iteration(&self, stability: Stability) -> bool {
-        let Some(soft) = self.soft_ms else {
-            return true;
-        };
+        self.scaled_soft_ms(stability)
+            .is_none_or(|soft| (self.elapsed_ms() as f64) < soft)
+    }
+
+    /// The soft limit for a search as settled as `stability` says (on the clock; `movetime`
+    /// keeps its limit), never beyond the hard limit.
+    pub fn scaled_soft_ms(&self, stability: Stability) -> Option<f64> {
+        let soft = self.soft_ms? as f64;
         if !self.on_clock {
-            return self.elapsed_ms() < soft;
+            return Some(soft);
         }
-        let soft = (soft as f64 * stability.scale()).min(self.hard_ms.unwrap_or(u64::MAX) as f64);
-        (self.elapsed_ms() as f64) < soft
+        Some((soft * stability.scale()).min(self.hard_ms.unwrap_or(u64::MAX) as f64))
     }
 }
 
@@ -288,12 +292,24 @@ mod tests {
         };
         assert!(settled.scale() < 0.6, "{}", settled.scale());
         assert!(unsettled.scale() > 2.0, "{}", unsettled.scale());
-        // The hard limit still caps everything.
+        // On the clock the soft limit stretches with the instability, up to the hard limit.
         let tm = TimeManager::new(Clock {
-            movetime: Some(0),
+            time: Some(10_000),
+            overhead: 10,
             ..Clock::default()
         });
-        assert!(!tm.should_start_iteration(unsettled) || tm.elapsed_ms() < 1);
+        let (soft, hard) = (tm.soft_ms().unwrap() as f64, tm.hard_ms().unwrap() as f64);
+        let stretched = tm.scaled_soft_ms(unsettled).unwrap();
+        assert!(
+            stretched > 2.0 * soft && stretched < hard,
+            "{soft} {stretched} {hard}"
+        );
+        assert!(tm.scaled_soft_ms(settled).unwrap() < 0.6 * soft);
+        let frantic = Stability {
+            instability: 20.0,
+            ..unsettled
+        };
+        assert_eq!(tm.scaled_soft_ms(frantic), Some(hard));
     }
 
     #[test]
@@ -334,8 +350,7 @@ mod tests {
             movetime: Some(1000),
             ..Clock::default()
         });
-        // Past 0.5 × 1000 ms a scaled limit would stop; movetime goes on to its end.
-        std::thread::sleep(std::time::Duration::from_millis(550));
-        assert!(movetime.should_start_iteration(settled));
+        // A scaled limit would stop before 500 ms; movetime goes on to its end.
+        assert_eq!(movetime.scaled_soft_ms(settled), Some(1000.0));
     }
 }

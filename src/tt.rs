@@ -9,38 +9,15 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::search::{MATE, MAX_PLY, TB_BOUND};
+use crate::score::{Bound, MATE, MATE_BOUND, MAX_PLY, TB_BOUND};
 
-/// What a stored score says about the true value (from the window it was searched with).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    /// The search failed low (v <= alpha): the true value is at most the score.
-    Upper = 1,
-    /// The search failed high (v >= beta): the true value is at least the score.
-    Lower = 2,
-    /// alpha < v < beta: the score is the true value at that depth.
-    Exact = 3,
-}
-
-impl Bound {
-    /// The bound type of a fail-soft result `value` searched with window (alpha, beta).
-    pub fn classify(value: i32, alpha: i32, beta: i32) -> Bound {
-        if value <= alpha {
-            Bound::Upper
-        } else if value >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        }
-    }
-
-    fn from_bits(bits: u64) -> Option<Bound> {
-        match bits {
-            1 => Some(Bound::Upper),
-            2 => Some(Bound::Lower),
-            3 => Some(Bound::Exact),
-            _ => None,
-        }
+/// The bound stored in two bits (0: an empty or damaged entry).
+fn bound_from_bits(bits: u64) -> Option<Bound> {
+    match bits {
+        1 => Some(Bound::Upper),
+        2 => Some(Bound::Lower),
+        3 => Some(Bound::Exact),
+        _ => None,
     }
 }
 
@@ -80,7 +57,7 @@ impl Entry {
             score: (data >> 16) as u16 as i16 as i32,
             eval: (data >> 32) as u16 as i16 as i32,
             depth: ((data >> 48) & 0xff) as i32,
-            bound: Bound::from_bits((data >> 56) & 3)?,
+            bound: bound_from_bits((data >> 56) & 3)?,
             generation: ((data >> 58) & GEN_MASK) as u8,
         })
     }
@@ -199,9 +176,11 @@ impl TranspositionTable {
         None
     }
 
-    /// Stores a result. `score` must already be node-relative (`score_to_tt`).
-    #[allow(clippy::too_many_arguments)]
+    /// Stores a result. `score` must already be node-relative (`score_to_tt`); `eval` is the
+    /// node's static evaluation, clamped here into the stored range (a node in check has none
+    /// and passes `-INFINITY`).
     pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let eval = eval.clamp(-MATE_BOUND, MATE_BOUND);
         let start = self.bucket_start(key);
         let generation = self.generation();
         let mut victim = 0;
@@ -336,7 +315,6 @@ const _: () = assert!(MATE as usize + MAX_PLY < i16::MAX as usize);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MATE;
 
     #[test]
     fn pack_roundtrip() {

@@ -16,8 +16,9 @@ use vampirc_uci::{
     Duration, UciInfoAttribute, UciMessage, UciMove, UciOptionConfig, UciPiece, UciSquare,
 };
 
-use crate::search::{IterationInfo, MATE, MATE_BOUND};
-use crate::tt::Bound;
+use crate::options::Spec;
+use crate::score::{Bound, MATE, MATE_BOUND};
+use crate::search::IterationInfo;
 
 /// Where a `position` command starts from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -357,7 +358,8 @@ pub fn uci_banner() -> Vec<String> {
     lines
 }
 
-/// The options Scout announces.
+/// The options Scout announces: `options::ALL`, and in a tuning build every search parameter
+/// of `params::TABLE` as a spin option.
 fn option_configs() -> Vec<UciOptionConfig> {
     let spin = |name: &str, default, min, max| UciOptionConfig::Spin {
         name: name.to_string(),
@@ -365,57 +367,29 @@ fn option_configs() -> Vec<UciOptionConfig> {
         min: Some(min),
         max: Some(max),
     };
-    let check = |name: &str, default| UciOptionConfig::Check {
-        name: name.to_string(),
-        default: Some(default),
-    };
-    vec![
-        spin("Hash", 16, 1, 65536),
-        UciOptionConfig::Button {
-            name: "Clear Hash".to_string(),
-        },
-        spin("Threads", 1, 1, crate::threads::MAX_THREADS as i64),
-        spin("MultiPV", 1, 1, 256),
-        spin("Move Overhead", 10, 0, 5000),
-        check("Ponder", false),
-        check("UCI_Chess960", false),
-        check("UCI_ShowWDL", false),
-        UciOptionConfig::String {
-            name: "EvalFile".to_string(),
-            default: Some(crate::nnue::DEFAULT_EVAL_FILE.to_string()),
-        },
-        check("OwnBook", false),
-        // `<empty>` is the usual way of writing an empty string default.
-        UciOptionConfig::String {
-            name: "BookFile".to_string(),
-            default: Some("<empty>".to_string()),
-        },
-        spin(
-            "BookDepth",
-            crate::options::DEFAULT_BOOK_DEPTH as i64,
-            0,
-            crate::options::MAX_BOOK_DEPTH as i64,
-        ),
-        UciOptionConfig::String {
-            name: "SyzygyPath".to_string(),
-            default: Some(crate::tablebase::EMPTY_PATH.to_string()),
-        },
-        spin("SyzygyProbeDepth", 1, 1, 100),
-        spin(
-            "SyzygyProbeLimit",
-            crate::tablebase::MAX_TB_PIECES as i64,
-            0,
-            crate::tablebase::MAX_TB_PIECES as i64,
-        ),
-        check("Syzygy50MoveRule", true),
-        check("UCI_LimitStrength", false),
-        spin(
-            "UCI_Elo",
-            crate::strength::DEFAULT_ELO as i64,
-            crate::strength::MIN_ELO as i64,
-            crate::strength::MAX_ELO as i64,
-        ),
-    ]
+    let mut configs: Vec<UciOptionConfig> = crate::options::ALL
+        .iter()
+        .map(|spec| match *spec {
+            Spec::Spin(s) => spin(s.name, s.default, s.min, s.max),
+            Spec::Check(c) => UciOptionConfig::Check {
+                name: c.name.to_string(),
+                default: Some(c.default),
+            },
+            Spec::Text(name, default) => UciOptionConfig::String {
+                name: name.to_string(),
+                default: Some(default.to_string()),
+            },
+            Spec::Button(name) => UciOptionConfig::Button {
+                name: name.to_string(),
+            },
+        })
+        .collect();
+    if cfg!(feature = "tune") {
+        for p in crate::params::TABLE {
+            configs.push(spin(p.name, p.default.into(), p.min.into(), p.max.into()));
+        }
+    }
+    configs
 }
 
 pub fn readyok() -> String {
@@ -627,7 +601,7 @@ mod tests {
 
     #[test]
     fn info_lines_carry_tbhits_and_tablebase_scores_in_centipawns() {
-        use crate::search::TB_WIN;
+        use crate::score::TB_WIN;
         let info = |score| IterationInfo {
             depth: 3,
             seldepth: 4,
@@ -653,7 +627,7 @@ mod tests {
     }
 
     #[test]
-    fn fuzz_never_panics() {
+    fn fuzz_lines_parse_to_the_command_they_begin_with() {
         use rand::{RngExt, SeedableRng, rngs::StdRng};
         let words = [
             "go",
@@ -682,13 +656,60 @@ mod tests {
             "register",
             "later",
         ];
+        // What each command keyword may parse to: itself, or a refusal (`go perft N` is perft).
+        let family = |c: &Command| match c {
+            Command::Uci => "uci",
+            Command::Debug(_) => "debug",
+            Command::SetOption { .. } => "setoption",
+            Command::Register => "register",
+            Command::Position { .. } => "position",
+            Command::Go(_) => "go",
+            Command::Perft(_) => "perft",
+            Command::Bench(_) => "bench",
+            Command::Empty => "",
+            Command::Invalid(_) => "invalid",
+            _ => "other",
+        };
         let mut rng = StdRng::seed_from_u64(7);
+        let mut accepted = 0;
         for _ in 0..20_000 {
             let n = rng.random_range(0..8);
             let line: Vec<&str> = (0..n)
                 .map(|_| words[rng.random_range(0..words.len())])
                 .collect();
-            let _ = parse(&line.join(" "));
+            let text = line.join(" ");
+            let cmd = parse(&text);
+            // The first command keyword decides; words before it are ignored.
+            let keyword = line
+                .iter()
+                .find(|w| COMMANDS.contains(w))
+                .copied()
+                .unwrap_or(if text.trim().is_empty() {
+                    ""
+                } else {
+                    "invalid"
+                });
+            let got = family(&cmd);
+            let allowed = got == keyword || got == "invalid" || (keyword == "go" && got == "perft");
+            assert!(allowed, "{text:?} parsed as {cmd:?}");
+            if let Command::Invalid(why) = &cmd {
+                assert!(!why.is_empty() && !why.contains('\n'), "{text:?}: {why:?}");
+            } else if !got.is_empty() {
+                accepted += 1;
+            }
+            // Runs of spaces and tabs between tokens do not matter (setoption keeps a value's
+            // inner whitespace as written, so it is left out).
+            // (A refusal quotes the line, so only its kind is compared.)
+            if keyword != "setoption" {
+                let spaced = parse(&line.join(" \t  "));
+                if got == "invalid" {
+                    assert_eq!(family(&spaced), "invalid", "{text:?}");
+                } else {
+                    assert_eq!(spaced, cmd, "{text:?}");
+                }
+            }
         }
+        // Most lines that begin with a command are commands, not refusals.
+        assert!(accepted > 5_000, "{accepted}");
     }
 }

@@ -10,7 +10,7 @@
 
 use shakmaty::{Board, Role};
 
-use crate::search::MATE_BOUND;
+use crate::score::MATE_BOUND;
 
 /// Coefficients of `a(m)` (constant first), in centipawns, as printed by `scout wdl-fit` (the
 /// README says on which data).

@@ -14,7 +14,8 @@ use scout::nnue::accumulator::{Accumulator, AccumulatorStack};
 use scout::nnue::simd::Kernels;
 use scout::nnue::{HIDDEN, INPUTS, Network, evaluate_board, file};
 use scout::position::Position;
-use scout::search::{INFINITY, SearchConfig, Searcher, SharedFlags};
+use scout::score::INFINITY;
+use scout::search::{SearchConfig, Searcher, SharedFlags};
 use scout::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as _};
 

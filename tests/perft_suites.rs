@@ -227,7 +227,7 @@ fn check_cli_perft(depth: u32, fen: &str, mode: CastlingMode, expected: u64) {
 fn compare_noisy(pos: &shakmaty::Chess, depth: u32, compared: &mut u64) {
     if !pos.is_check() {
         let mut expected = pos.legal_moves();
-        expected.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
+        expected.retain(|m| scout::movepick::is_quiescence_move(*m));
         let mut got = shakmaty::MoveList::new();
         scout::movepick::noisy_moves(pos, &mut got);
         assert_eq!(got, expected, "{}", fen_of(pos));
@@ -317,16 +317,27 @@ fn command_line_perft_with_castling_in_chess960() {
 
 #[test]
 fn command_line_bench_with_one_and_several_threads() {
-    // One thread: the node count is the library's deterministic bench signature.
+    // One thread: the node count is the library's deterministic bench signature, and two
+    // processes agree on every position's nodes, score and move.
     let (expected, _) = scout::tools::bench::run(4, &mut Vec::new());
-    let out = Command::new(BIN).args(["bench", "4"]).output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    let run = || {
+        let out = Command::new(BIN).args(["bench", "4"]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run();
     assert_eq!(
         nodes_nps_line(text.lines().last().unwrap()),
         Ok(expected),
         "{text}"
     );
+    let positions = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("position"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(positions(&run()), positions(&text));
     // Two threads (Lazy SMP): every position is searched, a move is found wherever one thread
     // found one (positions 30 and 31, stalemate and mate, have none), and the summary line is
     // there; the count varies from run to run.

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use scout::position::Position;
-use scout::search::{
-    INFINITY, IterationInfo, Limits, MATE, Reporter, SearchConfig, Searcher, SharedFlags, Silent,
-};
+use scout::score::{Bound, INFINITY, MATE};
+use scout::search::{IterationInfo, Limits, Reporter, SearchConfig, Searcher, SharedFlags, Silent};
 use scout::threads::ThreadPool;
 use scout::time::TimeManager;
-use scout::tt::{Bound, TranspositionTable};
+use scout::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Move, Position as _};
 
 fn shared_data() -> std::path::PathBuf {
@@ -449,8 +448,11 @@ fn node_limit_is_respected() {
     }
 }
 
+/// A bench leaves nothing behind that changes the next one in the same process (the table,
+/// histories and accumulators are fresh for every position). That the count is the same in
+/// every process is `tests/perft_suites.rs`'s command-line test.
 #[test]
-fn bench_node_count_is_deterministic() {
+fn a_second_bench_in_the_same_process_searches_the_same_trees() {
     let mut a = Vec::new();
     let mut b = Vec::new();
     let (n1, _) = scout::tools::bench::run(7, &mut a);

@@ -18,7 +18,8 @@ use std::sync::Arc;
 
 use common::{Engine, GENEROUS, info_score, info_value, syzygy_dir};
 use scout::position::Position;
-use scout::search::{Limits, MATE_BOUND, Searcher, SharedFlags, Silent, TB_BOUND};
+use scout::score::{MATE_BOUND, TB_BOUND};
+use scout::search::{Limits, Searcher, SharedFlags, Silent};
 use scout::tablebase::{ProbeSettings, Tablebases};
 use scout::time::TimeManager;
 use scout::tt::TranspositionTable;

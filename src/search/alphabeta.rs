@@ -11,11 +11,13 @@
 
 use shakmaty::{Move, MoveList};
 
-use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, TB_BOUND, mate_in, mated_in};
+use super::{Feature, Searcher};
 use crate::movepick::{self, MovePicker, OrderingContext, is_noisy};
+use crate::params;
 use crate::position::Position;
+use crate::score::{Bound, DRAW, INFINITY, MAX_PLY, TB_BOUND, mate_in, mated_in};
 use crate::see;
-use crate::tt::{Bound, score_from_tt, score_to_tt};
+use crate::tt::{score_from_tt, score_to_tt};
 
 /// Late-move reduction table, indexed by depth and move number.
 pub(super) struct LmrTable([[i32; 64]; 64]);
@@ -23,10 +25,12 @@ pub(super) struct LmrTable([[i32; 64]; 64]);
 impl LmrTable {
     pub(super) fn new() -> LmrTable {
         let mut t = [[0; 64]; 64];
+        let base = f64::from(params::lmr_base()) / 100.0;
+        let div = f64::from(params::lmr_div()) / 100.0;
         for (d, row) in t.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
                 // Reductions grow with the logarithm of both the depth and the move number.
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+                *r = (base + (d as f64).ln() * (m as f64).ln() / div) as i32;
             }
         }
         LmrTable(t)
@@ -94,11 +98,7 @@ impl Searcher {
         if let (Some(e), Some(s)) = (entry, tt_score)
             && !pv_node
             && e.depth >= depth
-            && match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            }
+            && e.bound.cuts(s, alpha, beta)
         {
             return s;
         }
@@ -136,17 +136,13 @@ impl Searcher {
         if excluded.is_none()
             && let Some((score, bound)) = self.probe_tablebases(pos, depth, ply)
         {
-            if match bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            } {
+            if bound.cuts(score, alpha, beta) {
                 if self.config.use_tt {
                     self.tt.store(
                         pos.key(),
                         0,
                         score_to_tt(score, ply),
-                        static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                        static_eval,
                         (depth + 6).min(MAX_PLY as i32 - 1),
                         bound,
                     );
@@ -169,9 +165,9 @@ impl Searcher {
             // 3.6 Reverse futility pruning: bets that a position this far above beta cannot
             // fall below it within a few plies. (+81.9 +/- 41.1)
             if self.config.on(Feature::ReverseFutility)
-                && depth <= 8
+                && depth <= params::rfp_max_depth()
                 && eval.abs() < TB_BOUND
-                && eval - 80 * (depth - i32::from(improving)) >= beta
+                && eval - params::rfp_margin() * (depth - i32::from(improving)) >= beta
             {
                 return eval;
             }
@@ -179,7 +175,10 @@ impl Searcher {
             // 3.7 Razoring: bets that a position far below alpha at low depth only has
             // tactical resources, which quiescence sees. (-8.1 +/- 23.8 alone; see the
             // group above)
-            if self.config.on(Feature::Razoring) && depth <= 3 && eval + 250 * depth < alpha {
+            if self.config.on(Feature::Razoring)
+                && depth <= params::razor_max_depth()
+                && eval + params::razor_margin() * depth < alpha
+            {
                 let v = self.quiescence(pos, ply, alpha, alpha + 1);
                 if v <= alpha {
                     return v;
@@ -190,7 +189,7 @@ impl Searcher {
             // passing still fails high the position does too (not with only pawns: zugzwang).
             // (+60.2 +/- 35.5)
             if self.config.on(Feature::NullMove)
-                && depth >= 3
+                && depth >= params::nmp_min_depth()
                 && eval >= beta
                 && static_eval >= beta
                 && self.stack[ply.saturating_sub(1)].played.is_some()
@@ -198,7 +197,9 @@ impl Searcher {
                 && !pos.only_pawns_and_king()
                 && let Some(null) = pos.play_null()
             {
-                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                let r = params::nmp_base()
+                    + depth / params::nmp_depth_div()
+                    + ((eval - beta) / params::nmp_eval_div()).min(params::nmp_eval_max());
                 self.push(&null, None, pos.turn(), ply);
                 let v = -self.negamax(&null, depth - r, ply + 1, -beta, -beta + 1, !cut_node);
                 self.keys.pop();
@@ -216,7 +217,7 @@ impl Searcher {
         // well; search it shallower now and properly when the iteration comes back. (+0.6 +/-
         // 22.6 alone; see the group above)
         if self.config.on(Feature::Iir)
-            && depth >= 4
+            && depth >= params::iir_min_depth()
             && tt_move.is_none()
             && excluded.is_none()
             && (pv_node || cut_node)
@@ -266,9 +267,10 @@ impl Searcher {
                     }
                     // Late-move pruning: bets that late quiet moves at low depth are bad.
                     // (+144.5 +/- 55.2)
-                    let lmp_limit = (3 + depth * depth) / (2 - i32::from(improving));
+                    let lmp_limit =
+                        (params::lmp_base() + depth * depth) / (2 - i32::from(improving));
                     if self.config.on(Feature::LateMovePruning)
-                        && depth <= 8
+                        && depth <= params::lmp_max_depth()
                         && legal as i32 > lmp_limit
                     {
                         skip_quiets = true;
@@ -277,8 +279,8 @@ impl Searcher {
                     // Futility pruning: bets that a quiet move cannot raise eval by this
                     // margin. (-0.0 +/- 23.0 alone; see the group above)
                     if self.config.on(Feature::Futility)
-                        && depth <= 8
-                        && static_eval + 100 + 110 * depth <= alpha
+                        && depth <= params::fut_max_depth()
+                        && static_eval + params::fut_base() + params::fut_margin() * depth <= alpha
                     {
                         skip_quiets = true;
                         continue;
@@ -286,11 +288,14 @@ impl Searcher {
                 }
                 // SEE pruning: bets that moves losing this much material are refuted.
                 // (+111.7 +/- 49.3)
-                if self.config.on(Feature::SeePruning) && depth <= 8 && !(quiet && gives_check) {
+                if self.config.on(Feature::SeePruning)
+                    && depth <= params::see_max_depth()
+                    && !(quiet && gives_check)
+                {
                     let margin = if quiet {
-                        -60 * depth
+                        -params::see_quiet_margin() * depth
                     } else {
-                        -25 * depth * depth
+                        -params::see_noisy_margin() * depth * depth
                     };
                     if !see::see_ge(pos.chess(), m, margin) {
                         continue;
@@ -307,12 +312,12 @@ impl Searcher {
                 if let (Some(e), Some(s)) = (entry, tt_score)
                     && self.config.on(Feature::Singular)
                     && Some(m) == tt_move
-                    && depth >= 8
-                    && e.depth >= depth - 3
+                    && depth >= params::se_min_depth()
+                    && e.depth >= depth - params::se_tt_depth_margin()
                     && e.bound != Bound::Upper
                     && s.abs() < TB_BOUND
                 {
-                    let singular_beta = s - 2 * depth;
+                    let singular_beta = s - params::se_beta_margin() * depth;
                     self.stack[ply].excluded = Some(m);
                     let v = self.negamax(
                         pos,
@@ -368,7 +373,7 @@ impl Searcher {
             } else {
                 let mut reduction = 0;
                 if self.config.on(Feature::Lmr)
-                    && depth >= 3
+                    && depth >= params::lmr_min_depth()
                     && legal > 1 + usize::from(pv_node)
                     && (quiet || order_score < 0)
                 {
@@ -380,7 +385,7 @@ impl Searcher {
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
                     if quiet {
-                        reduction -= order_score.clamp(-16_000, 16_000) / 8_000;
+                        reduction -= (order_score / params::lmr_history_div()).clamp(-2, 2);
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
@@ -469,7 +474,7 @@ impl Searcher {
                 pos.key(),
                 mv,
                 score_to_tt(best_score, ply),
-                static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                static_eval,
                 depth,
                 bound,
             );

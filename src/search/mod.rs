@@ -1,24 +1,20 @@
 //! The search: iterative deepening with aspiration windows around a fail-soft
 //! PVS/NegaScout alpha-beta, a quiescence search, and the selective techniques that make
-//! alpha-beta practical (each one is a bet, and its comment says what it bets on).
-//!
-//! Scores are centipawns from the side to move's point of view. A mate found `n` plies from
-//! the root scores `MATE - n` (being mated: `-(MATE - n)`). A tablebase win found `n` plies
-//! from the root scores `TB_WIN - n`, below every mate and above every evaluation (the net's
-//! evaluation stays within ±`nnue::EVAL_LIMIT`, far below); `TB_BOUND` and above are proven results,
-//! which the pruning never treats as estimates.
+//! alpha-beta practical (each one is a bet, and its comment says what it bets on). Scores
+//! and their bands (evaluation, tablebase, mate) are `crate::score`'s.
 //!
 //! With `SearchConfig::exact()` every pruning, reduction and extension is off: the search
 //! then computes exactly the minimax value of the quiescence tree (the window theorem, which
 //! `tests/search.rs` checks against `minimax` in `reference.rs`).
 //!
 //! Files: `root.rs` (iterative deepening, aspiration, root moves, reports), `alphabeta.rs`
-//! (the PVS below the root), `quiescence.rs`, `reference.rs` (what the tests compare
-//! against), `history.rs` (the move-ordering histories); this file holds the shared types,
-//! the searcher's state and the per-node helpers (stop polling, draws, PV).
+//! (the PVS below the root), `quiescence.rs`, `params.rs` (the margins and limits of the
+//! selective steps), `group.rs` (what the threads
+//! of one search share), `reference.rs` (what the tests compare against); this file holds the
+//! shared types, the searcher's state and the per-node helpers (stop polling, draws, PV).
 
 mod alphabeta;
-pub mod history;
+mod group;
 mod quiescence;
 mod reference;
 mod root;
@@ -29,43 +25,16 @@ use std::time::Instant;
 
 use shakmaty::{Move, Position as _};
 
+use crate::movepick::history::Histories;
 use crate::nnue::Network;
 use crate::nnue::accumulator::AccumulatorStack;
 use crate::position::Position;
+use crate::score::{Bound, DRAW, MAX_PLY};
 use crate::tablebase::{ProbeSettings, Tablebases};
-use crate::threads::Group;
 use crate::time::TimeManager;
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::TranspositionTable;
 use alphabeta::LmrTable;
-use history::Histories;
-
-/// Score of delivering mate at the root (mate in `n` plies scores `MATE - n`).
-pub const MATE: i32 = 32_000;
-/// Deepest ply the search reaches.
-pub const MAX_PLY: usize = 128;
-/// Scores at least this large (in absolute value) are mate scores.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-/// Score of a tablebase win at the root: a win at `ply` scores `TB_WIN - ply` (a loss the
-/// negative). Below every mate score, above every evaluation.
-pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
-/// Scores at least this large (in absolute value) are proven results: tablebase or mate.
-pub const TB_BOUND: i32 = TB_WIN - MAX_PLY as i32;
-/// Larger than every score.
-pub const INFINITY: i32 = MATE + 1;
-/// The value of a drawn position.
-pub const DRAW: i32 = 0;
-
-/// Score of being mated at `ply`.
-#[inline]
-pub fn mated_in(ply: usize) -> i32 {
-    -MATE + ply as i32
-}
-
-/// Score of mating at `ply`.
-#[inline]
-pub fn mate_in(ply: usize) -> i32 {
-    MATE - ply as i32
-}
+pub use group::Group;
 
 /// Which selective techniques are on. Tests switch them all off to compare with minimax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,6 +150,15 @@ pub struct SharedFlags {
     pub stop: AtomicBool,
     /// Set while the search is pondering: no time limit applies until `ponderhit`.
     pub pondering: AtomicBool,
+}
+
+impl SharedFlags {
+    /// Ends a running search for good: stops it, and ends pondering too, so that a `go ponder`
+    /// search does not wait for a `ponderhit` that will not come.
+    pub fn halt(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.pondering.store(false, Ordering::SeqCst);
+    }
 }
 
 /// What limits a search (from `go`).

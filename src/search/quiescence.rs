@@ -1,11 +1,13 @@
 //! Step 4: the quiescence search that resolves captures (and, in check, every evasion)
 //! before a position is evaluated.
 
-use super::{DRAW, Feature, INFINITY, MATE_BOUND, MAX_PLY, Searcher, TB_BOUND, mated_in};
+use super::{Feature, Searcher};
 use crate::movepick::{self, MovePicker, is_noisy};
+use crate::params;
 use crate::position::Position;
+use crate::score::{Bound, DRAW, INFINITY, MAX_PLY, TB_BOUND, mated_in};
 use crate::see;
-use crate::tt::{Bound, score_from_tt, score_to_tt};
+use crate::tt::{score_from_tt, score_to_tt};
 
 impl Searcher {
     /// Step 4: quiescence search. Stand pat (the side to move may decline every capture),
@@ -41,11 +43,7 @@ impl Searcher {
             let s = score_from_tt(e.score, ply);
             // Unlike the main search, quiescence takes TT cutoffs at PV nodes too: capture
             // sequences transpose constantly, and a shortened PV tail costs nothing here.
-            if match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            } {
+            if e.bound.cuts(s, alpha, beta) {
                 return s;
             }
         }
@@ -96,7 +94,7 @@ impl Searcher {
                 // square of the last move. Bets that the rest cannot change much, and keeps
                 // positions full of mutual attacks from exploding. (1,839 games, about +12)
                 if self.config.on(Feature::QsMoveCount)
-                    && searched >= 3
+                    && searched >= params::qs_move_count()
                     && Some(m.to()) != recapture_square
                 {
                     continue;
@@ -106,8 +104,9 @@ impl Searcher {
                 let gain = see::captured(m).map_or(0, see::value)
                     + m.promotion()
                         .map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
-                if self.config.on(Feature::Delta) && static_eval + gain + 200 <= alpha {
-                    best_score = best_score.max(static_eval + gain + 200);
+                let optimistic = static_eval + gain + params::qs_delta_margin();
+                if self.config.on(Feature::Delta) && optimistic <= alpha {
+                    best_score = best_score.max(optimistic);
                     continue;
                 }
                 // SEE pruning: quiescence never plays a capture that loses material (bets
@@ -163,7 +162,7 @@ impl Searcher {
                 pos.key(),
                 best_move.or(tt_move).map_or(0, movepick::encode),
                 score_to_tt(best_score, ply),
-                static_eval.clamp(-MATE_BOUND, MATE_BOUND),
+                static_eval,
                 0,
                 bound,
             );

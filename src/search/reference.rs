@@ -4,8 +4,10 @@
 
 use shakmaty::Position as _;
 
-use super::{DRAW, Frame, INFINITY, Limits, MAX_PLY, Searcher, mated_in};
+use super::{Frame, Limits, Searcher};
+use crate::movepick::is_quiescence_move;
 use crate::position::Position;
+use crate::score::{DRAW, INFINITY, MAX_PLY, mated_in};
 use crate::see;
 use crate::time::TimeManager;
 
@@ -114,10 +116,7 @@ impl Searcher {
             }
             -INFINITY
         } else {
-            moves.retain(|m| {
-                (m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen))
-                    && see::see_ge(pos.chess(), *m, 0)
-            });
+            moves.retain(|m| is_quiescence_move(*m) && see::see_ge(pos.chess(), *m, 0));
             self.evaluate_from_scratch(pos)
         };
         for m in moves {

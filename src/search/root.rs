@@ -7,14 +7,12 @@ use std::time::Instant;
 
 use shakmaty::Move;
 
-use super::{
-    DRAW, Feature, Frame, INFINITY, IterationInfo, Limits, MATE, MATE_BOUND, MAX_PLY, Reporter,
-    RootMove, SearchResult, Searcher, TB_BOUND, mated_in,
-};
+use super::{Feature, Frame, IterationInfo, Limits, Reporter, RootMove, SearchResult, Searcher};
 use crate::movepick::{self, MovePicker, OrderingContext};
+use crate::params;
 use crate::position::Position;
+use crate::score::{Bound, DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, mated_in};
 use crate::time::{Stability, TimeManager};
-use crate::tt::Bound;
 
 /// With a single legal move on the clock, the search stops at this depth (or after a quarter
 /// of the soft limit): the move is forced, the search only gives it a real score.
@@ -31,6 +29,11 @@ impl Searcher {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
+        // A tuning build may have changed the reduction constants since the last search.
+        #[cfg(feature = "tune")]
+        {
+            self.lmr = super::alphabeta::LmrTable::new();
+        }
         self.limits = limits;
         self.limits.multipv = self.limits.multipv.max(1);
         self.time = time;
@@ -142,7 +145,8 @@ impl Searcher {
         }
     }
 
-    /// Step 1: iterative deepening, with aspiration windows from depth 4 on.
+    /// Step 1: iterative deepening. Each depth searches every MultiPV line in its aspiration
+    /// window, reports the lines, then decides whether another iteration is worth its time.
     pub(super) fn iterative_deepening(
         &mut self,
         root: &Position,
@@ -156,10 +160,7 @@ impl Searcher {
         let multipv = self.limits.multipv.min(self.root_moves.len());
         let mut completed_depth = 0;
         let mut completed_lines = Vec::new();
-        let mut best_move_changes = 0.0f64;
-        let mut stable_iterations = 0u32;
-        let mut last_best = None;
-        let mut last_score = None;
+        let mut progress = Progress::default();
 
         for depth in 1..=max_depth {
             if self.thread_id % 2 == 1 && depth > 1 && depth % 2 == 0 {
@@ -173,47 +174,7 @@ impl Searcher {
             for pv_index in 0..multipv {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
-                let previous = self.root_moves[pv_index].previous_score;
-                // Aspiration window: bets that this iteration's score lands within 15 cp of
-                // the last one, so a narrow window cuts more; when it does not, the window
-                // widens by half again each time until the score falls inside. (+56.7 +/- 34.5
-                // Elo at 20,000 nodes a move)
-                let mut delta = 15;
-                let (mut alpha, mut beta) = if depth >= 4
-                    && self.config.on(Feature::Aspiration)
-                    && previous.abs() < TB_BOUND
-                {
-                    (
-                        (previous - delta).max(-INFINITY),
-                        (previous + delta).min(INFINITY),
-                    )
-                } else {
-                    (-INFINITY, INFINITY)
-                };
-                loop {
-                    let score = self.search_root(root, depth, alpha, beta, reporter);
-                    // Stable sort keeps the order of equal scores: the best move comes first.
-                    self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-                    if self.stopped {
-                        break;
-                    }
-                    if score <= alpha {
-                        // Fail low: widen downwards, and pull beta in to re-search faster.
-                        beta = (alpha + beta) / 2;
-                        alpha = (score - delta).max(-INFINITY);
-                        if self.started.elapsed().as_millis() > 1000 {
-                            self.report(reporter, depth, pv_index, Bound::Upper);
-                        }
-                    } else if score >= beta {
-                        beta = (score + delta).min(INFINITY);
-                        if self.started.elapsed().as_millis() > 1000 {
-                            self.report(reporter, depth, pv_index, Bound::Lower);
-                        }
-                    } else {
-                        break;
-                    }
-                    delta += delta / 2;
-                }
+                self.aspiration_window(root, depth, reporter);
                 self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 if self.stopped && depth > 1 {
                     break;
@@ -236,62 +197,103 @@ impl Searcher {
                 .filter(|rm| rm.score > -INFINITY)
                 .cloned()
                 .collect();
-
-            // Time management between iterations.
-            let best = self.root_moves[0].mv;
-            if last_best.is_some() && last_best != Some(best) {
-                best_move_changes += 1.0;
-                stable_iterations = 0;
-            } else {
-                stable_iterations += 1;
-            }
-            last_best = Some(best);
-            best_move_changes *= 0.5;
-            let score = self.root_moves[0].score;
-            // How the best score moved since the last iteration, whichever move holds it.
-            let score_change = last_score.map_or(0, |last| score - last);
-            last_score = Some(score);
-            if let Some(n) = self.limits.mate
-                && score >= MATE_BOUND
-                && (MATE - score + 1) / 2 <= n
-            {
-                break;
-            }
-            if self
-                .limits
-                .soft_nodes
-                .is_some_and(|soft| self.total_nodes() >= soft)
-            {
-                break;
-            }
-            let pondering = self.check_ponderhit();
-            // A mate (for either side) proven by an iteration twice as deep as the mate is
-            // long is not going to change: a search that is not asked for a depth, for analysis
-            // or to ponder answers now instead of racing through every depth up to the last.
-            if !pondering
-                && !self.limits.infinite
-                && self.limits.depth.is_none()
-                && score.abs() >= MATE_BOUND
-                && depth >= 2 * (MATE - score.abs()) + 2
-            {
-                break;
-            }
-            if !pondering && self.single_move_done(depth) {
-                break;
-            }
-            if !pondering
-                && !self.limits.infinite
-                && !self.time.should_start_iteration(Stability {
-                    instability: best_move_changes,
-                    stable_iterations,
-                    best_move_share: self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64,
-                    score_change,
-                })
-            {
+            let best = &self.root_moves[0];
+            let share = best.nodes as f64 / self.nodes.max(1) as f64;
+            let stability = progress.update(best.mv, best.score, share);
+            if self.iteration_is_enough(depth, best.score, stability) {
                 break;
             }
         }
+        self.result(root, completed_depth, completed_lines)
+    }
 
+    /// Searches the line `pv_index` at `depth` inside an aspiration window: bets that this
+    /// iteration's score lands within `asp_delta` cp of the last one, so a narrow window cuts
+    /// more; when it does not, the window widens by half again each time until the score
+    /// falls inside. (+56.7 +/- 34.5 Elo at 20,000 nodes a move) A window that fails is
+    /// reported as a bound once the search has run a second.
+    fn aspiration_window(&mut self, root: &Position, depth: i32, reporter: &mut dyn Reporter) {
+        let pv_index = self.pv_index;
+        let previous = self.root_moves[pv_index].previous_score;
+        let mut delta = params::asp_delta();
+        let (mut alpha, mut beta) = if depth >= params::asp_min_depth()
+            && self.config.on(Feature::Aspiration)
+            && previous.abs() < TB_BOUND
+        {
+            (
+                (previous - delta).max(-INFINITY),
+                (previous + delta).min(INFINITY),
+            )
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.search_root(root, depth, alpha, beta, reporter);
+            // Stable sort keeps the order of equal scores: the best move comes first.
+            self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if self.stopped {
+                return;
+            }
+            let bound = if score <= alpha {
+                // Fail low: widen downwards, and pull beta in to re-search faster.
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+                Bound::Upper
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+                Bound::Lower
+            } else {
+                return;
+            };
+            if self.started.elapsed().as_millis() > 1000 {
+                self.report(reporter, depth, pv_index, bound);
+            }
+            delta += delta / 2;
+        }
+    }
+
+    /// The one decision between iterations: is the search done? Yes when `go mate` has its
+    /// mate, the soft node budget is spent, a mate is proven beyond doubt, a single legal move
+    /// has its score, or the clock (scaled by `stability`) says another iteration does not pay.
+    /// A search that ponders or analyses (`infinite`) only stops for the first two.
+    fn iteration_is_enough(&mut self, depth: i32, score: i32, stability: Stability) -> bool {
+        if self
+            .limits
+            .mate
+            .is_some_and(|n| score >= MATE_BOUND && (MATE - score + 1) / 2 <= n)
+        {
+            return true;
+        }
+        if self
+            .limits
+            .soft_nodes
+            .is_some_and(|soft| self.total_nodes() >= soft)
+        {
+            return true;
+        }
+        if self.check_ponderhit() {
+            return false;
+        }
+        // A mate (for either side) proven by an iteration twice as deep as the mate is long
+        // is not going to change: a search that is not asked for a depth or for analysis
+        // answers now instead of racing through every depth up to the last.
+        let proven_mate = !self.limits.infinite
+            && self.limits.depth.is_none()
+            && score.abs() >= MATE_BOUND
+            && depth >= 2 * (MATE - score.abs()) + 2;
+        proven_mate
+            || self.single_move_done(depth)
+            || (!self.limits.infinite && !self.time.should_start_iteration(stability))
+    }
+
+    /// The answer: the best root move, a move to ponder on, the score to show and the lines
+    /// of the last completed iteration.
+    fn result(
+        &self,
+        root: &Position,
+        completed_depth: i32,
+        completed_lines: Vec<RootMove>,
+    ) -> SearchResult {
         let best = &self.root_moves[0];
         let ponder = best.pv.get(1).copied().or_else(|| {
             // The PV was cut short (a TT cutoff after the root move): ask the TT.
@@ -491,5 +493,39 @@ impl Searcher {
             }
         }
         best
+    }
+}
+
+/// What the completed iterations say about how settled the root is, for time management.
+#[derive(Debug, Default)]
+struct Progress {
+    /// Best-move changes, halved every iteration.
+    best_move_changes: f64,
+    /// Iterations in a row that kept the same best move.
+    stable_iterations: u32,
+    last_best: Option<Move>,
+    last_score: Option<i32>,
+}
+
+impl Progress {
+    /// Takes in an iteration's best move, its score and the share of all nodes it took.
+    fn update(&mut self, best: Move, score: i32, best_move_share: f64) -> Stability {
+        if self.last_best.is_some_and(|last| last != best) {
+            self.best_move_changes += 1.0;
+            self.stable_iterations = 0;
+        } else {
+            self.stable_iterations += 1;
+        }
+        self.last_best = Some(best);
+        self.best_move_changes *= 0.5;
+        // How the best score moved since the last iteration, whichever move holds it.
+        let score_change = self.last_score.map_or(0, |last| score - last);
+        self.last_score = Some(score);
+        Stability {
+            instability: self.best_move_changes,
+            stable_iterations: self.stable_iterations,
+            best_move_share,
+            score_change,
+        }
     }
 }

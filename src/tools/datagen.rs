@@ -23,7 +23,8 @@ use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
-use crate::search::{Limits, MATE_BOUND, Searcher, SharedFlags, Silent};
+use crate::score::MATE_BOUND;
+use crate::search::{Limits, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
 use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::tt::TranspositionTable;

@@ -6,8 +6,23 @@
 
 use shakmaty::{Color, Move, Role, Square};
 
-use crate::movepick::{piece_index, to_square};
 use crate::see;
+
+/// Index 0..12 of the moving piece (colour and role) for history tables.
+#[inline]
+fn piece_index(color: Color, role: Role) -> usize {
+    (color as usize) * 6 + role as usize - 1
+}
+
+/// Destination square used for history (castling: the king's target square is not needed;
+/// the rook square identifies the move uniquely).
+#[inline]
+fn to_square(m: Move) -> Square {
+    match m {
+        Move::Castle { rook, .. } => rook,
+        _ => m.to(),
+    }
+}
 
 /// Saturation bound of every history value.
 pub const HISTORY_MAX: i32 = 16_384;

@@ -7,13 +7,19 @@
 //! history (plus a bonus for taking a piece out of a cheaper piece's attack, minus one for
 //! walking into it), and losing captures (by SEE) last. Quiescence uses captures and queen promotions
 //! only, or every evasion when in check; out of check it generates just those
-//! ([`noisy_moves`]), in the order shakmaty's full generation would list them.
+//! ([`noisy_moves`]), in the order shakmaty's full generation would list them:
+//! [`is_quiescence_move`] is the one definition of what quiescence searches.
+//!
+//! `history.rs` holds the statistics the ordering learns from cutoffs (the histories and the
+//! countermoves).
+
+pub mod history;
 
 use arrayvec::ArrayVec;
 use shakmaty::{Bitboard, Chess, Color, File, Move, MoveList, Position, Role, Square, attacks};
 
-use crate::search::history::Histories;
 use crate::see;
+use history::Histories;
 
 /// Packs a move into 16 bits: from (6) | to (6) | promotion role (3). Castling is encoded
 /// king-to-rook, as shakmaty represents it. 0 means "no move".
@@ -63,8 +69,8 @@ pub fn decode(pos: &Chess, code: u16) -> Option<Move> {
     pos.is_legal(m).then_some(m)
 }
 
-/// The legal captures (with every promotion piece) and quiet queen promotions of a position
-/// not in check: exactly `legal_moves()` with everything else removed, in the same order, so
+/// The moves quiescence searches ([`is_quiescence_move`]) in a position not in check: exactly
+/// `legal_moves()` with everything else removed, in the same order, so
 /// the picker breaks ties as it would over the full list (a test compares the two). Quiescence
 /// calls this at most of its nodes; generating some 35 quiet moves there only to drop them cost
 /// about 12% of the search's time (docs/results.md, session 5).
@@ -161,26 +167,20 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
     }
 }
 
-/// Is the move a capture or a promotion (a "noisy" move, searched in quiescence)?
+/// Is the move a capture or a promotion? The main search treats every other move as quiet
+/// (for its pruning, reductions and histories).
 #[inline]
 pub fn is_noisy(m: Move) -> bool {
     m.is_capture() || m.is_promotion()
 }
 
-/// Index 0..12 of the moving piece (colour and role) for history tables.
+/// Does quiescence search this move (out of check)? Captures, with any promotion, and quiet
+/// promotions to a queen: a quiet under-promotion is almost never better than the queen. The
+/// one definition: [`noisy_moves`] generates exactly these, the picker lets no other
+/// transposition-table move into quiescence, and the reference minimax filters with it.
 #[inline]
-pub fn piece_index(color: Color, role: Role) -> usize {
-    (color as usize) * 6 + role as usize - 1
-}
-
-/// Destination square used for history (castling: the king's target square is not needed;
-/// the rook square identifies the move uniquely).
-#[inline]
-pub fn to_square(m: Move) -> Square {
-    match m {
-        Move::Castle { rook, .. } => rook,
-        _ => m.to(),
-    }
+pub fn is_quiescence_move(m: Move) -> bool {
+    m.is_capture() || m.promotion() == Some(Role::Queen)
 }
 
 const GOOD_NOISY: i32 = 2_000_000;
@@ -309,10 +309,11 @@ impl MovePicker {
                 Stage::TtMove => {
                     self.stage = Stage::Generate;
                     if let Some(m) = self.tt_move {
-                        if !self.quiescence || pos.is_check() || is_noisy(m) {
+                        if !self.quiescence || pos.is_check() || is_quiescence_move(m) {
                             return Some((m, GOOD_NOISY * 2));
                         }
-                        // A quiet TT move is not searched in quiescence.
+                        // Quiescence searches no other TT move (a quiet move or a quiet
+                        // under-promotion).
                         self.tt_move = None;
                     }
                 }
@@ -366,28 +367,26 @@ impl MovePicker {
         };
         self.scores.clear();
         for &m in self.moves.iter() {
-            self.scores.push(
-                if is_noisy(m) && (m.is_capture() || m.promotion() == Some(Role::Queen)) {
-                    let base = mvv_lva(m) + hist.capture(us, m) / 16;
-                    if self.quiescence || see::see_ge(pos, m, -50) {
-                        GOOD_NOISY + base
-                    } else {
-                        BAD_NOISY + base
-                    }
-                } else if Some(m) == self.ctx.killers[0] {
-                    KILLER_1
-                } else if Some(m) == self.ctx.killers[1] {
-                    KILLER_2
-                } else if Some(m) == self.ctx.counter {
-                    COUNTER
-                } else if m.is_promotion() {
-                    // Under-promotions: after every quiet move.
-                    BAD_NOISY - 100_000
+            self.scores.push(if is_quiescence_move(m) {
+                let base = mvv_lva(m) + hist.capture(us, m) / 16;
+                if self.quiescence || see::see_ge(pos, m, -50) {
+                    GOOD_NOISY + base
                 } else {
-                    // Quiets by history, a piece in danger moved out of it first.
-                    hist.quiet_score(us, m, &self.ctx.cont) + escape_bonus(m, &threats)
-                },
-            );
+                    BAD_NOISY + base
+                }
+            } else if Some(m) == self.ctx.killers[0] {
+                KILLER_1
+            } else if Some(m) == self.ctx.killers[1] {
+                KILLER_2
+            } else if Some(m) == self.ctx.counter {
+                COUNTER
+            } else if m.is_promotion() {
+                // Under-promotions: after every quiet move.
+                BAD_NOISY - 100_000
+            } else {
+                // Quiets by history, a piece in danger moved out of it first.
+                hist.quiet_score(us, m, &self.ctx.cont) + escape_bonus(m, &threats)
+            });
         }
     }
 }
@@ -469,6 +468,30 @@ mod tests {
         );
         let first_unsafe = quiets.iter().position(unsafe_square).unwrap();
         assert!(first_unsafe > quiets.len() / 2, "{quiets:?}");
+    }
+
+    #[test]
+    fn quiescence_takes_no_quiet_under_promotion_from_the_table() {
+        // White can promote on b8 without capturing: to a queen (searched in quiescence) or to a
+        // knight (not searched, even as the transposition table's move).
+        let pos = Pos::from_fen("8/1P6/8/8/8/8/k7/4K3 w - - 0 1", CastlingMode::Standard).unwrap();
+        let hist = Histories::default();
+        let yielded = |tt: &str| {
+            let mut picker = MovePicker::quiescence(pos.parse_uci_move(tt));
+            let mut moves = Vec::new();
+            while let Some((m, _)) = picker.next(pos.chess(), &hist) {
+                moves.push(m);
+            }
+            moves
+        };
+        let queen = pos.parse_uci_move("b7b8q").unwrap();
+        assert_eq!(yielded("b7b8n"), [queen]);
+        assert_eq!(yielded("b7b8q"), [queen]);
+        assert_eq!(yielded("e1d2"), [queen]);
+        let mut generated = MoveList::new();
+        noisy_moves(pos.chess(), &mut generated);
+        assert!(generated.iter().all(|m| is_quiescence_move(*m)));
+        assert_eq!(generated.len(), 1);
     }
 
     #[test]
