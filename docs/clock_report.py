@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Clock report for match.py PGNs: how close each engine came to losing on time.
+"""Clock report for match PGNs: how close each engine came to losing on time.
 
-Replays every engine move's time (the `{score/depth 0.123s}` comments match.py writes) against
-the game's TimeControl (`B+I` or `M/B`) and prints, per engine: games, moves, the average move
-time, the lowest clock left after a move, and the largest share of its remaining clock one move
-took. Usage: python3 docs/clock_report.py games.pgn [more.pgn ...]   (needs python-chess)
+Replays every engine move's time (the `{score/depth 0.123s}` comments that fastchess and
+cutechess-cli write, also with `, reason` after them on a game's last move) against the game's
+TimeControl (`B+I` or `M/B`) and prints, per engine: games, moves, the average move time, the
+lowest clock left after a move, the largest share of its remaining clock one move took, and the
+games lost on time (`Termination "time forfeit"`). Book moves (no time) are skipped.
+Usage: python3 docs/clock_report.py games.pgn [more.pgn ...]   (needs python-chess)
 """
 import re
 import sys
@@ -12,7 +14,7 @@ from collections import defaultdict
 
 import chess.pgn
 
-TIME = re.compile(r"([0-9.]+)s\s*$")
+TIME = re.compile(r"/\d+ ([0-9]+(?:\.[0-9]+)?)s\b")
 
 
 def parse_tc(tc):

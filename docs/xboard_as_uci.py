@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Plays an xboard (CECP) engine as if it were a UCI engine, for match runners that speak only
-UCI (such as ../shared/tools/match.py), so that Fairy-Max and Phalanx can be calibration
-opponents (README, *Playing at a human strength*). The other direction, a UCI engine in an
-xboard GUI, is what polyglot does.
+UCI (such as fastchess; cutechess-cli speaks xboard itself), so that Fairy-Max and Phalanx can
+be calibration opponents (README, *Playing at a human strength*). The other direction, a UCI
+engine in an xboard GUI, is what polyglot does.
 
     python3 docs/xboard_as_uci.py /usr/games/fairymax
     python3 docs/xboard_as_uci.py /usr/games/phalanx -b- -l-      # no book, no learning
 
-In match.py: `--engine name=fairymax cmd=python3 "args=docs/xboard_as_uci.py /usr/games/fairymax"`.
+In fastchess: `-engine name=fairymax cmd=python3 "args=docs/xboard_as_uci.py /usr/games/fairymax"`.
 
 What it does: answers `uci`/`isready` itself; for every `go` it sets the engine up from scratch
 (`new`, `force`, the clock with `level`/`time`/`otim`, or `st`/`sd`, the position with
@@ -15,7 +15,8 @@ What it does: answers `uci`/`isready` itself; for every `go` it sets the engine 
 `bestmove` (coordinate or SAN, checked for legality with python-chess). `stop` sends `?`. It
 prints no `info` lines (the engine's thinking output is switched off with `nopost`). Only
 standard chess; a FEN start needs an engine with `setboard` (Fairy-Max has none: it can only
-play games from the start position, which is how match.py sends 8moves openings).
+play games from the start position and the moves of a PGN opening, which is how fastchess and
+cutechess-cli send 8moves_v3.pgn openings).
 """
 
 import queue

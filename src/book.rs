@@ -226,8 +226,15 @@ pub fn game_ply(pos: &Chess) -> u32 {
     (full - 1).saturating_mul(2) + u32::from(pos.turn() == Color::Black)
 }
 
+/// The Polyglot books the tests write (shared with the integration tests).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../tests/common/polyglot.rs"]
+mod test_books;
+
 #[cfg(test)]
 mod tests {
+    use super::test_books::{self, AFTER_C4, AFTER_E4, PUBLISHED_KEYS, START, TEST_BOOK};
     use super::*;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
@@ -253,49 +260,27 @@ mod tests {
         UciMove::from_move(m, CastlingMode::Standard).to_string()
     }
 
-    fn book_path() -> std::path::PathBuf {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/polyglot/performance.bin");
-        assert!(
-            path.is_file(),
-            "{} is missing: the ../shared directory must sit beside the checkout",
-            path.display()
-        );
-        path
+    /// The test book (`tests/common/polyglot.rs`), read from its bytes.
+    fn test_book() -> Book {
+        Book::from_bytes(&test_books::to_bytes(&TEST_BOOK)).unwrap()
     }
 
-    fn performance() -> Book {
-        Book::open(&book_path()).unwrap()
+    /// A position's legal book moves as (move, weight).
+    fn listed(book: &Book, pos: &Chess) -> Vec<(String, u32)> {
+        book.moves(pos)
+            .iter()
+            .map(|b| (uci(b.mv), b.weight))
+            .collect()
+    }
+
+    fn owned(moves: &[(&str, u32)]) -> Vec<(String, u32)> {
+        moves.iter().map(|&(m, w)| (m.to_string(), w)).collect()
     }
 
     /// The test keys published with the Polyglot book format.
     #[test]
     fn polyglot_test_keys() {
-        let cases: [(&[&str], u64); 9] = [
-            (&[], 0x463b96181691fc9c),
-            (&["e2e4"], 0x823c9b50fd114196),
-            (&["e2e4", "d7d5"], 0x0756b94461c50fb0),
-            (&["e2e4", "d7d5", "e4e5"], 0x662fafb965db29d4),
-            // White's e5 pawn stands beside f5: the en-passant file is hashed.
-            (&["e2e4", "d7d5", "e4e5", "f7f5"], 0x22a48b5a8e47ff78),
-            (
-                &["e2e4", "d7d5", "e4e5", "f7f5", "e1e2"],
-                0x652a607ca3f242c1,
-            ),
-            (
-                &["e2e4", "d7d5", "e4e5", "f7f5", "e1e2", "e8f7"],
-                0x00fdd303c946bdd9,
-            ),
-            (
-                &["a2a4", "b7b5", "h2h4", "b5b4", "c2c4"],
-                0x3c8123ea7b067637,
-            ),
-            (
-                &["a2a4", "b7b5", "h2h4", "b5b4", "c2c4", "b4c3", "a1a3"],
-                0x5c3f9b829b279560,
-            ),
-        ];
-        for (moves, expected) in cases {
+        for (moves, expected) in PUBLISHED_KEYS {
             assert_eq!(key(&play(moves)), expected, "Polyglot key after {moves:?}");
         }
     }
@@ -335,44 +320,60 @@ mod tests {
         assert_eq!(decode_move(&pos, 28 | (12 << 6)), None);
     }
 
+    /// The test book's own move encoder agrees with `encode_move` on every kind of move.
+    #[test]
+    fn the_test_books_encode_moves_as_the_engine_does() {
+        for fen in [
+            "r3k2r/pPpp1ppp/8/8/8/8/PPPP1PPP/R3K2R w KQkq - 0 1",
+            "r3k2r/pppp1ppp/8/8/8/8/PPPP1PpP/R3K2R b KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ] {
+            let pos = from_fen(fen);
+            for m in pos.legal_moves() {
+                // Polyglot writes castling king-takes-rook, as Chess960 notation does.
+                let text = UciMove::from_move(m, CastlingMode::Chess960).to_string();
+                assert_eq!(test_books::encode(&text), encode_move(m), "{fen}: {text}");
+            }
+        }
+    }
+
     #[test]
     fn start_position_book_moves() {
-        let book = performance();
-        assert_eq!(book.len(), 1_487_264 / ENTRY_SIZE);
+        let book = test_book();
+        assert_eq!(book.len(), TEST_BOOK.len());
         let start = Chess::default();
-        let moves = book.moves(&start);
-        let texts: Vec<String> = moves.iter().map(|b| uci(b.mv)).collect();
-        for wanted in ["e2e4", "d2d4"] {
-            let m = moves.iter().find(|b| uci(b.mv) == wanted);
-            assert!(
-                m.is_some_and(|b| b.weight > 0),
-                "{wanted} with a positive weight in {texts:?}"
-            );
-        }
-        // Every entry of the position decodes to a legal move.
-        assert_eq!(moves.len(), book.entries(key(&start)).len(), "{texts:?}");
+        // The duplicate 1.e4 entries are merged (5 + 2), in file order; 1.Nf3 is listed with
+        // its weight 0.
+        assert_eq!(listed(&book, &start), owned(&test_books::START_MOVES));
+        assert_eq!(book.entries(START).len(), 5);
+        assert_eq!(book.entries(START)[4].learn, 0x0102_0304);
     }
 
     #[test]
     fn book_moves_after_a_few_moves_are_legal() {
-        let book = performance();
+        let book = test_book();
+        // After 1.e4 the entry that is no legal move (e7e4) is skipped.
         let after_e4 = play(&["e2e4"]);
-        let replies: Vec<String> = book.moves(&after_e4).iter().map(|b| uci(b.mv)).collect();
-        assert!(
-            replies.contains(&"e7e5".to_string()) && replies.contains(&"c7c5".to_string()),
-            "replies to 1.e4: {replies:?}"
-        );
-        // Walk the book breadth-first for four plies: every entry of every position reached
-        // decodes to a legal move, and there are positions with castling moves to decode.
+        assert_eq!(book.entries(AFTER_E4).len(), 4);
+        assert_eq!(listed(&book, &after_e4), owned(&test_books::AFTER_E4_MOVES));
+        // Walk the book breadth-first by its own moves for seven plies: the positions reached
+        // are found under the published keys of the e4 line, every entry of them but the one
+        // planted (e7e4) decodes to a legal move, and the en-passant capture e5f6 is one.
+        let published: Vec<u64> = PUBLISHED_KEYS[..7].iter().map(|&(_, k)| k).collect();
         let mut frontier = vec![Chess::default()];
-        let mut positions = 0;
-        for _ in 0..4 {
+        let (mut found, mut entries, mut decoded, mut en_passant) = (Vec::new(), 0, 0, 0);
+        for _ in 0..7 {
             let mut next = Vec::new();
             for pos in &frontier {
                 let moves = book.moves(pos);
-                assert_eq!(moves.len(), book.entries(key(pos)).len());
-                positions += 1;
+                if moves.is_empty() {
+                    continue;
+                }
+                found.push(key(pos));
+                entries += book.entries(key(pos)).len();
+                decoded += moves.len();
                 for b in moves {
+                    en_passant += usize::from(b.mv.is_en_passant());
                     let mut child = pos.clone();
                     child.play_unchecked(b.mv);
                     next.push(child);
@@ -380,9 +381,57 @@ mod tests {
             }
             frontier = next;
         }
-        assert!(positions > 10, "only {positions} book positions reached");
-        // A position out of the book.
+        found.sort_unstable();
+        found.dedup();
+        let mut expected = published.clone();
+        expected.sort_unstable();
+        assert_eq!(found, expected, "positions reached in the book");
+        // Every entry but the second line's was reached; all of them became moves but e7e4
+        // (skipped) and the second 1.e4 (merged with the first).
+        assert_eq!(entries, TEST_BOOK.len() - 1);
+        assert_eq!(decoded, entries - 2);
+        assert_eq!(en_passant, 1);
+        // The second line: Black's en-passant capture, stored under the published key.
+        let after_c4 = play(&["a2a4", "b7b5", "h2h4", "b5b4", "c2c4"]);
+        assert_eq!(key(&after_c4), AFTER_C4);
+        let moves = book.moves(&after_c4);
+        assert_eq!(moves.len(), 1);
+        assert!(moves[0].mv.is_en_passant());
+        assert_eq!(uci(moves[0].mv), "b4c3");
+        // Positions out of the book.
         assert!(book.moves(&play(&["g2g4", "e7e5", "f2f3"])).is_empty());
+        assert!(book.moves(&play(&["d2d4"])).is_empty());
+    }
+
+    #[test]
+    fn castling_and_promotions_from_a_book_file() {
+        // Keys of positions the published list does not hold: computed by `key`, which the
+        // published keys check.
+        let castles = from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+        let black_castles = from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1");
+        let promotes = from_fen("1n6/P7/8/8/8/8/k6K/8 w - - 0 1");
+        let entry = |pos: &Chess, mv, weight| test_books::Entry {
+            key: key(pos),
+            mv,
+            weight,
+            learn: 0,
+        };
+        let entries = [
+            entry(&castles, "e1h1", 3),
+            entry(&castles, "e1a1", 1),
+            entry(&black_castles, "e8a8", 2),
+            entry(&promotes, "a7a8q", 4),
+            entry(&promotes, "a7b8n", 1),
+            entry(&promotes, "a7a8r", 1),
+        ];
+        let book = Book::from_bytes(&test_books::to_bytes(&entries)).unwrap();
+        assert_eq!(listed(&book, &castles), owned(&[("e1g1", 3), ("e1c1", 1)]));
+        assert!(book.moves(&castles).iter().all(|b| b.mv.is_castle()));
+        assert_eq!(listed(&book, &black_castles), owned(&[("e8c8", 2)]));
+        assert_eq!(
+            listed(&book, &promotes),
+            owned(&[("a7a8q", 4), ("a7b8n", 1), ("a7a8r", 1)])
+        );
     }
 
     #[test]
@@ -426,20 +475,41 @@ mod tests {
 
     #[test]
     fn choose_reports_weight_and_total() {
-        let book = performance();
+        let book = test_book();
         let start = Chess::default();
-        let total: u32 = book.moves(&start).iter().map(|b| b.weight).sum();
         let mut rng = StdRng::seed_from_u64(1);
-        for _ in 0..50 {
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..4000 {
             let c = book.choose(&start, &mut rng).unwrap();
-            assert_eq!(c.total, total);
-            assert!(c.weight > 0 && c.weight <= total);
-            assert!(start.is_legal(c.mv));
+            assert_eq!(c.total, 11);
+            let weight = test_books::START_MOVES
+                .iter()
+                .find(|&&(m, _)| m == uci(c.mv))
+                .map(|&(_, w)| w);
+            assert_eq!(Some(c.weight), weight, "{}", uci(c.mv));
+            *counts.entry(uci(c.mv)).or_insert(0u32) += 1;
         }
+        // Expected 7 : 3 : 1 of 4,000 (2545, 1091, 364); 5 standard deviations are at most
+        // 155. The move of weight 0 is never played.
+        let count = |m: &str| counts.get(m).copied().unwrap_or(0);
+        assert!((2390..=2700).contains(&count("e2e4")), "{counts:?}");
+        assert!((940..=1240).contains(&count("d2d4")), "{counts:?}");
+        assert!((260..=470).contains(&count("c2c4")), "{counts:?}");
+        assert_eq!(count("g1f3"), 0, "{counts:?}");
         assert_eq!(
             book.choose(&play(&["g2g4", "e7e5", "f2f3"]), &mut rng),
             None
         );
+        // A position whose only book move has weight 0 has no choice.
+        let zero = test_books::Entry {
+            key: START,
+            mv: "g1f3",
+            weight: 0,
+            learn: 0,
+        };
+        let book = Book::from_bytes(&test_books::to_bytes(&[zero])).unwrap();
+        assert_eq!(book.moves(&start).len(), 1);
+        assert_eq!(book.choose(&start, &mut rng), None);
     }
 
     #[test]
@@ -454,7 +524,7 @@ mod tests {
                 .unwrap_err()
                 .contains("not a file")
         );
-        let whole = std::fs::read(book_path()).unwrap();
+        let whole = test_books::to_bytes(&TEST_BOOK);
         let truncated = dir.join("truncated.bin");
         std::fs::write(&truncated, &whole[..whole.len() - 5]).unwrap();
         let err = Book::open(&truncated).unwrap_err();

@@ -407,19 +407,20 @@ mod tests {
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
+    /// The tables the tests probe, in the repository (`tests/data/README.md` lists them).
     fn tables_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/syzygy")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy")
     }
 
     fn tables() -> Tablebases {
         let dir = tables_dir();
         assert!(
             dir.is_dir(),
-            "the Syzygy tables {} are missing: these tests need ../shared beside the checkout",
+            "the Syzygy tables of the tests are missing from {}",
             dir.display()
         );
         let loaded = Tablebases::load(dir.to_str().unwrap());
-        loaded.tables.expect("the shared 3-4 piece tables load")
+        loaded.tables.expect("the test tables load")
     }
 
     fn chess(fen: &str) -> Chess {
@@ -430,10 +431,10 @@ mod tests {
     }
 
     #[test]
-    fn loads_the_shared_tables() {
+    fn loads_the_test_tables() {
         let tb = tables();
         assert_eq!(tb.max_pieces(), 4);
-        assert_eq!((tb.wdl_tables(), tb.dtz_tables()), (35, 35));
+        assert_eq!((tb.wdl_tables(), tb.dtz_tables()), (12, 12));
     }
 
     #[test]

@@ -2,35 +2,15 @@
 //!
 //! The evaluation is from the side to move's point of view, so a position and its colour
 //! mirror (board flipped vertically, colours and side to move swapped) must evaluate to exactly
-//! the same number. Checked on every position of the shared perft suites (standard and
+//! the same number. Checked on every position of the perft suites of `tests/data` (standard and
 //! Chess960) and of the bench positions.
 
-use std::fs;
-use std::path::PathBuf;
+mod common;
 
+use common::{crate_root, test_data};
 use scout::nnue::{Network, default_network, evaluate_board};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
-
-/// Directory of the crate (tests run with it as working directory).
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Reads a file of the shared data directory beside the checkout, panicking clearly if the
-/// directory is missing.
-fn shared_file(relative: &str) -> String {
-    let data = root().join("../shared/data");
-    if !data.is_dir() {
-        panic!(
-            "shared test data directory {} is missing: these tests need ../shared/data \
-             (the perft suites) beside the checkout",
-            data.display()
-        );
-    }
-    let path = data.join(relative);
-    fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-}
 
 /// Parses FENs, skipping those that shakmaty refuses.
 fn parse_all<'a>(fens: impl Iterator<Item = &'a str>, mode: CastlingMode) -> Vec<Chess> {
@@ -51,19 +31,19 @@ fn epd_fens(text: &str) -> impl Iterator<Item = &str> {
 }
 
 fn standard_positions() -> Vec<Chess> {
-    let text = shared_file("perft/standard.epd");
+    let text = test_data("perft/standard.epd");
     parse_all(epd_fens(&text), CastlingMode::Standard)
 }
 
 fn fischer_positions() -> Vec<Chess> {
-    let text = shared_file("perft/fischer.epd");
+    let text = test_data("perft/fischer.epd");
     parse_all(epd_fens(&text), CastlingMode::Chess960)
 }
 
 fn bench_positions() -> Vec<Chess> {
-    let path = root().join("bench-positions/bench.fen");
-    let text =
-        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let path = crate_root().join("bench-positions/bench.fen");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     parse_all(text.lines(), CastlingMode::Standard)
 }
 

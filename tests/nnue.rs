@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{chess_from_fen, parse_perft_suite, shared_data};
+use common::{chess_from_fen, parse_perft_suite, test_data};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use scout::nnue::accumulator::{Accumulator, AccumulatorStack};
@@ -40,7 +40,7 @@ fn perft_positions(count: usize) -> Vec<(Chess, CastlingMode)> {
         ("perft/standard.epd", CastlingMode::Standard, count),
         ("perft/fischer.epd", CastlingMode::Chess960, count / 2),
     ] {
-        for case in parse_perft_suite(&shared_data(file)).into_iter().take(take) {
+        for case in parse_perft_suite(&test_data(file)).into_iter().take(take) {
             if let Ok(pos) = chess_from_fen(&case.fen, mode) {
                 out.push((pos, mode));
             }

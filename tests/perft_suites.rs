@@ -1,4 +1,4 @@
-//! Perft suites: exact leaf counts for the standard and Chess960 suites of `../shared/data/perft`
+//! Perft suites: exact leaf counts for the standard and Chess960 suites of `tests/data/perft`
 //! through `scout::tools::perft::perft`, and the `scout perft DEPTH FEN` command line.
 //!
 //! Depths are chosen so that every test stays quick in `cargo test --release` on two cores:
@@ -52,13 +52,13 @@ fn run_suite(cases: &[PerftCase], mode: CastlingMode, limit: u64) -> (usize, usi
 }
 
 fn standard_suite() -> Vec<PerftCase> {
-    let cases = parse_perft_suite(&shared_data("perft/standard.epd"));
+    let cases = parse_perft_suite(&test_data("perft/standard.epd"));
     assert_eq!(cases.len(), 128, "standard.epd should hold 128 positions");
     cases
 }
 
 fn fischer_suite() -> Vec<PerftCase> {
-    let cases = parse_perft_suite(&shared_data("perft/fischer.epd"));
+    let cases = parse_perft_suite(&test_data("perft/fischer.epd"));
     assert_eq!(cases.len(), 960, "fischer.epd should hold 960 positions");
     cases
 }

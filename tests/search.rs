@@ -2,8 +2,11 @@
 //! fixed-depth values unchanged, mates with the right distance and a mating PV, draws, and
 //! node limits.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::test_data;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use scout::position::Position;
 use scout::score::{Bound, INFINITY, MATE};
@@ -13,20 +16,10 @@ use scout::time::TimeManager;
 use scout::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Move, Position as _};
 
-fn shared_data() -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    assert!(
-        dir.is_dir(),
-        "../shared/data is missing: the shared folder must sit beside the checkout"
-    );
-    dir
-}
-
 /// Positions from the perft suites and the bench set (FEN, castling mode).
 fn positions() -> Vec<(String, CastlingMode)> {
-    let data = shared_data();
     let mut out = Vec::new();
-    let standard = std::fs::read_to_string(data.join("perft/standard.epd")).unwrap();
+    let standard = test_data("perft/standard.epd");
     for line in standard.lines().filter(|l| !l.trim().is_empty()) {
         out.push((
             line.split(';').next().unwrap().trim().to_string(),
@@ -37,7 +30,7 @@ fn positions() -> Vec<(String, CastlingMode)> {
     for line in bench.lines().filter(|l| !l.trim().is_empty()) {
         out.push((line.trim().to_string(), CastlingMode::Standard));
     }
-    let fischer = std::fs::read_to_string(data.join("perft/fischer.epd")).unwrap();
+    let fischer = test_data("perft/fischer.epd");
     for line in fischer.lines().filter(|l| !l.trim().is_empty()) {
         out.push((
             line.split(';').next().unwrap().trim().to_string(),

@@ -1,4 +1,5 @@
-//! Syzygy endgame tablebases, with the 3- and 4-piece tables of `../shared/data/syzygy`:
+//! Syzygy endgame tablebases, with the 3- and 4-piece tables of `tests/data/syzygy` (the twelve
+//! these positions and every position a search or the oracle reaches from them can probe):
 //!
 //! - over UCI (the real binary): the `Syzygy*` options in the banner; positions whose result
 //!   only the tables know get the tables' score (`score cp` near `TB_WIN`, or 0) at depth 3
@@ -28,11 +29,19 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position as _};
 use shakmaty_syzygy::{AmbiguousWdl, Tablebase, Wdl};
 
+/// The number of tables in `tests/data/syzygy` (each a WDL and a DTZ file).
+const TABLES: usize = 12;
+
+/// The tables' summary line after `SyzygyPath` is set to them.
+fn tables_summary() -> String {
+    format!("{TABLES} WDL and {TABLES} DTZ tables, up to 4 pieces")
+}
+
 /// The tables, loaded independently of Scout.
 fn oracle() -> Tablebase<Chess> {
     let mut tb = Tablebase::new();
     let n = tb.add_directory(syzygy_dir()).expect("the tables load");
-    assert_eq!(n, 70, "35 WDL and 35 DTZ files");
+    assert_eq!(n, 2 * TABLES, "{TABLES} WDL and {TABLES} DTZ files");
     tb
 }
 
@@ -87,10 +96,7 @@ fn engine_with_tables() -> Engine {
         GENEROUS,
     );
     let summary = lines.last().unwrap();
-    assert!(
-        summary.contains("35 WDL and 35 DTZ tables, up to 4 pieces"),
-        "{summary}"
-    );
+    assert!(summary.contains(&tables_summary()), "{summary}");
     e.isready_ok(GENEROUS);
     e
 }
@@ -317,7 +323,7 @@ fn bad_paths_are_reported_and_the_engine_goes_on() {
     ));
     e.expect_line(
         "the tables' summary",
-        |l| l.contains("35 WDL and 35 DTZ tables, up to 4 pieces"),
+        |l| l.contains(&tables_summary()),
         GENEROUS,
     );
     let (line, _) = last_score_line(&mut e, "8/8/8/4k3/8/8/8/3QK3 w - - 0 1", "go depth 3");
@@ -331,7 +337,7 @@ fn bad_paths_are_reported_and_the_engine_goes_on() {
 // ---------------------------------------------------------------------------------------
 // Whole endings in-process
 
-/// Scout with (or without) the shared tables.
+/// Scout with (or without) the test tables.
 fn scout(with_tables: bool) -> Searcher {
     let mut s = Searcher::new(
         Arc::new(TranspositionTable::new(16)),

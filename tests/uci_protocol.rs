@@ -12,6 +12,7 @@ mod common;
 use std::thread::sleep;
 use std::time::Instant;
 
+use common::polyglot::{self, BookFile};
 use common::*;
 use shakmaty::{CastlingMode, Chess, Position};
 
@@ -1165,7 +1166,7 @@ fn shallow_search_finishes_in_a_capture_heavy_position() {
 
 /// The first positions of the Chess960 perft suite where a castling move is legal at once.
 fn chess960_positions_with_castling(n: usize) -> Vec<(String, Chess)> {
-    let suite = parse_perft_suite(&shared_data("perft/fischer.epd"));
+    let suite = parse_perft_suite(&test_data("perft/fischer.epd"));
     suite
         .into_iter()
         .filter_map(|c| {
@@ -1508,15 +1509,9 @@ fn several_threads_search_legally_stop_promptly_and_share_the_node_limit() {
 // -------------------------------------------------------------------------------------------
 // Opening book (OwnBook, BookFile, BookDepth)
 
-/// The Polyglot book of `../shared/data/polyglot`, with a clear message when it is missing.
-fn book_path() -> std::path::PathBuf {
-    let path = crate_root().join("../shared/data/polyglot/performance.bin");
-    assert!(
-        path.is_file(),
-        "{} is missing: the ../shared directory must sit beside the checkout",
-        path.display()
-    );
-    path
+/// The test book of `common::polyglot`, written to a temporary file.
+fn test_book() -> BookFile {
+    BookFile::write("test-book.bin", &polyglot::TEST_BOOK)
 }
 
 /// The `info string book move ...` lines of a search output.
@@ -1537,20 +1532,18 @@ fn set_book_file(e: &mut Engine, value: &str) -> String {
     )
 }
 
-/// Checks that `out` is a book answer for `pos`: exactly one `info string book move M (weight w
-/// of total t)` naming the bestmove, whose weight and total are the book's, and no search.
-fn assert_book_answer(e: &Engine, pos: &Chess, out: &SearchOutput) {
-    let book = scout::book::Book::open(&book_path()).unwrap();
-    let moves = book.moves(pos);
-    let total: u32 = moves.iter().map(|b| b.weight).sum();
+/// Checks that `out` is a book answer whose moves and weights are `book` (as the test book
+/// defines them): exactly one `info string book move M (weight w of total t)` naming the
+/// bestmove, with the move's weight and the total of the position's, and no search.
+fn assert_book_answer(e: &Engine, book: &[(&str, u32)], out: &SearchOutput) {
+    let total: u32 = book.iter().map(|&(_, w)| w).sum();
     let lines = book_lines(out);
     assert_eq!(lines.len(), 1, "one book line expected: {:#?}", out.lines);
-    let best = engine_move(pos, &out.best, STD).unwrap();
-    let weight = moves
+    let weight = book
         .iter()
-        .find(|b| b.mv == best)
+        .find(|&&(m, _)| m == out.best)
         .unwrap_or_else(|| panic!("bestmove {} is not a book move\n{}", out.best, e.report()))
-        .weight;
+        .1;
     assert!(weight > 0, "a zero-weight book move was played");
     assert_eq!(
         lines[0].as_str(),
@@ -1587,25 +1580,35 @@ fn own_book_plays_book_moves_on_the_clock_only() {
     let mut e = Engine::spawn();
     e.uci();
     e.send("setoption name ownbook value TRUE");
-    let loaded = set_book_file(&mut e, book_path().to_str().unwrap());
-    assert!(loaded.ends_with(": 92954 entries"), "{loaded}");
+    let book = test_book();
+    let loaded = set_book_file(&mut e, book.path().to_str().unwrap());
+    assert!(
+        loaded.ends_with(&format!(": {} entries", polyglot::TEST_BOOK.len())),
+        "{loaded}"
+    );
     e.isready_ok(GENEROUS);
     let start = Chess::default();
 
     // On the clock: a book move at once, several times (the choice is random; each one is a
-    // book move with its weight).
+    // book move with its weight, never the one of weight 0).
     e.send("position startpos");
     for _ in 0..5 {
         e.send("go wtime 1000 btime 1000");
         let out = e.wait_bestmove(GENEROUS);
-        assert_book_answer(&e, &start, &out);
+        assert_book_answer(&e, &polyglot::START_MOVES, &out);
     }
-    // Deeper in the book, with increments and movestogo too.
+    // Deeper in the book, with increments and movestogo too; an entry that is no legal move
+    // is skipped (and not counted in the total).
     let after_e4 = after_moves(&start, &["e2e4"]);
     e.send("position startpos moves e2e4");
     e.send("go wtime 60000 btime 60000 winc 1000 binc 1000 movestogo 40");
     let out = e.wait_bestmove(GENEROUS);
-    assert_book_answer(&e, &after_e4, &out);
+    assert_book_answer(&e, &polyglot::AFTER_E4_MOVES, &out);
+    // An en-passant capture from the book.
+    e.send("position startpos moves a2a4 b7b5 h2h4 b5b4 c2c4");
+    e.send("go wtime 1000 btime 1000");
+    let out = e.wait_bestmove(GENEROUS);
+    assert_book_answer(&e, &[("b4c3", 1)], &out);
 
     // Analysis does not use the book: depth, nodes, movetime, infinite, ponder, searchmoves.
     e.send("position startpos");
@@ -1654,7 +1657,7 @@ fn own_book_plays_book_moves_on_the_clock_only() {
     e.send("position startpos");
     e.send("go wtime 1000 btime 1000");
     let out = e.wait_bestmove(GENEROUS);
-    assert_book_answer(&e, &start, &out);
+    assert_book_answer(&e, &polyglot::START_MOVES, &out);
     e.send("position startpos moves e2e4");
     e.send("go wtime 1000 btime 1000");
     let out = e.wait_bestmove(GENEROUS);
@@ -1685,25 +1688,57 @@ fn book_file_paths_may_hold_spaces() {
     let dir = std::env::temp_dir().join(format!("scout book test {}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("my  opening\tbook.bin");
-    std::fs::copy(book_path(), &path).unwrap();
+    std::fs::write(&path, polyglot::to_bytes(&polyglot::TEST_BOOK)).unwrap();
     let mut e = Engine::spawn();
     e.send("setoption name OwnBook value true");
     let answer = set_book_file(&mut e, path.to_str().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(answer.ends_with(": 92954 entries"), "{answer}");
+    assert!(
+        answer.ends_with(&format!(": {} entries", polyglot::TEST_BOOK.len())),
+        "{answer}"
+    );
     e.send("position startpos");
     e.send("go wtime 1000 btime 1000");
     let out = e.wait_bestmove(GENEROUS);
-    assert_book_answer(&e, &Chess::default(), &out);
+    assert_book_answer(&e, &polyglot::START_MOVES, &out);
+}
+
+#[test]
+fn book_castling_is_played_in_uci_notation() {
+    // The book stores castling king-takes-rook (e1h1, e8a8); the engine answers with the
+    // king's two-square move, as UCI writes castling in standard chess.
+    let white = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+    let black = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1";
+    let entry = |fen: &str, mv| polyglot::Entry {
+        key: scout::book::key(&chess_from_fen(fen, STD).unwrap()),
+        mv,
+        weight: 1,
+        learn: 0,
+    };
+    let book = BookFile::write(
+        "castling.bin",
+        &[entry(white, "e1h1"), entry(black, "e8a8")],
+    );
+    let mut e = Engine::spawn();
+    e.send("setoption name OwnBook value true");
+    set_book_file(&mut e, book.path().to_str().unwrap());
+    for (fen, castles) in [(white, "e1g1"), (black, "e8c8")] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go wtime 1000 btime 1000");
+        let out = e.wait_bestmove(GENEROUS);
+        assert_book_answer(&e, &[(castles, 1)], &out);
+    }
+    e.assert_alive();
 }
 
 #[test]
 fn bad_book_files_are_reported_and_the_engine_still_plays() {
     let dir = std::env::temp_dir().join(format!("scout-bad-books-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let whole = std::fs::read(book_path()).unwrap();
+    let book = test_book();
+    let whole = polyglot::to_bytes(&polyglot::TEST_BOOK);
     let truncated = dir.join("truncated.bin");
-    std::fs::write(&truncated, &whole[..1000]).unwrap();
+    std::fs::write(&truncated, &whole[..whole.len() - 5]).unwrap();
     let empty = dir.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
     let missing = dir.join("missing.bin");
@@ -1713,7 +1748,7 @@ fn bad_book_files_are_reported_and_the_engine_still_plays() {
     let start = Chess::default();
     for bad in [&missing, &truncated, &empty, &dir] {
         // A good book first, so that the bad one must really switch it off.
-        set_book_file(&mut e, book_path().to_str().unwrap());
+        set_book_file(&mut e, book.path().to_str().unwrap());
         let answer = set_book_file(&mut e, bad.to_str().unwrap());
         assert!(
             answer.starts_with("info string book off: "),
@@ -1731,7 +1766,7 @@ fn bad_book_files_are_reported_and_the_engine_still_plays() {
         "setoption name BookFile value <empty>",
         "setoption name BookFile",
     ] {
-        set_book_file(&mut e, book_path().to_str().unwrap());
+        set_book_file(&mut e, book.path().to_str().unwrap());
         e.send(none);
         e.expect_line(
             "the info string of an unloaded book",

@@ -1,5 +1,7 @@
 //! Shared helpers for the integration tests: a harness that drives the real `scout` binary
-//! over UCI, and small chess helpers to check the engine's output against shakmaty.
+//! over UCI, small chess helpers to check the engine's output against shakmaty, the one place
+//! that locates the test data of `tests/data` (`test_data`, `syzygy_dir`), and Polyglot books
+//! the tests write themselves (`polyglot`).
 //!
 //! The harness spawns the binary with piped stdin/stdout/stderr. A background thread reads
 //! stdout line by line into a channel (so the engine can never block on a full pipe), another
@@ -10,6 +12,8 @@
 //! tests whose point is latency use short limits.
 
 #![allow(dead_code)]
+
+pub mod polyglot;
 
 use std::collections::VecDeque;
 use std::fs;
@@ -412,33 +416,25 @@ pub fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Reads a file of `../shared/data` (beside the checkout), with a clear message if missing.
-pub fn shared_data(relative: &str) -> String {
-    let data = crate_root().join("../shared/data");
-    if !data.is_dir() {
-        panic!(
-            "the shared test data directory {} is missing: these tests need the ../shared \
-             directory (with data/perft/*.epd) to sit beside the checkout",
-            data.display()
-        );
-    }
-    let path = data.join(relative);
-    fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {}: {e} (the ../shared directory must sit beside the checkout)",
-            path.display()
-        )
-    })
+/// The test data directory, `tests/data` (see its README: the perft suites and the Syzygy
+/// tables the tests probe, with their origins and licences).
+pub fn test_data_dir() -> PathBuf {
+    crate_root().join("tests/data")
 }
 
-/// The directory of the 3- and 4-piece Syzygy tables in `../shared/data/syzygy`, with a clear
-/// message if it is missing.
+/// Reads a text file of `tests/data`, e.g. `test_data("perft/standard.epd")`.
+pub fn test_data(relative: &str) -> String {
+    let path = test_data_dir().join(relative);
+    fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read the test data file {}: {e}", path.display()))
+}
+
+/// The directory of the Syzygy tables the tests probe, `tests/data/syzygy`.
 pub fn syzygy_dir() -> PathBuf {
-    let dir = crate_root().join("../shared/data/syzygy");
+    let dir = test_data_dir().join("syzygy");
     assert!(
         dir.join("KQvK.rtbw").is_file(),
-        "the Syzygy tables {} are missing: these tests need the ../shared directory (with \
-         data/syzygy/*.rtbw and *.rtbz) to sit beside the checkout",
+        "the Syzygy tables of the tests are missing from {}",
         dir.display()
     );
     dir
