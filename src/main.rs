@@ -1,6 +1,7 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout wdl-fit ...` run
-//! the tools and exit.
+//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and
+//! `scout wdl-fit ...` run the tools and exit. Any other arguments are UCI lines, run in order
+//! before the engine exits (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use shakmaty::CastlingMode;
 
 fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
+    eprintln!("       scout \"UCI LINE\"...        run the lines as UCI commands, then exit");
     eprintln!("       scout bench [DEPTH [THREADS]]");
     eprintln!("                                  fixed-depth search over the bench positions");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
@@ -182,6 +184,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some(_) => usage(),
+        Some("-h" | "--help" | "help") => usage(),
+        Some(_) => {
+            Engine::new(Arc::new(SharedFlags::default())).run_lines(&args);
+            ExitCode::SUCCESS
+        }
     }
 }
