@@ -240,7 +240,7 @@ impl<R: Read> Iterator for Games<R> {
         };
         let game_line = self.track.borrow().mark_line;
         match read {
-            Err(e) => self.error(last_line, e.to_string()),
+            Err(e) => self.error(last_line, format!("{e}: the file is truncated or damaged")),
             Ok(None) => None,
             Ok(Some(Err(Failure::Tags(message)))) => self.error(game_line, message),
             Ok(Some(Err(Failure::Move(message)))) => self.error(line, message),
