@@ -60,8 +60,9 @@ const DEFAULT_PLIES: usize = 8;
 const DEFAULT_BOOK_PLIES: usize = 4;
 const DEFAULT_NODES: u64 = 5000;
 const DEFAULT_MAX_SCORE: i32 = 300;
-/// After this many tries in a row without a new balanced opening, openings are taken as they
-/// come (a small or one-sided book must not stall the worker, which gives up after 15 s).
+/// After this many tries in a row without a new balanced opening, the rest of the openings are
+/// taken as they come (a small or one-sided book must not stall the worker, which gives up after
+/// 15 s without a line).
 const RELAX_AFTER: u64 = 200;
 /// After this many tries in a row without even a playable position, the command fails.
 const GIVE_UP_AFTER: u64 = 10_000;
@@ -168,6 +169,10 @@ fn epd_to_fen(line: &str) -> Option<String> {
 
 /// The positions of a book: an EPD file, or the last positions of a PGN file's games.
 fn load_book(path: &str) -> Result<Vec<Entry>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{path}: not a file"));
+    }
     let is_pgn = std::path::Path::new(path)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
@@ -302,7 +307,7 @@ pub fn run(
     searcher.set_network(net);
     let mut rng = StdRng::seed_from_u64(request.seed);
     let mut seen = HashSet::new();
-    let (mut made, mut failures) = (0u64, 0u64);
+    let (mut made, mut failures, mut relaxed) = (0u64, 0u64, false);
     while made < request.count {
         if flags.stop.load(Ordering::Relaxed) {
             break;
@@ -324,11 +329,11 @@ pub fn run(
         };
         // Openings that differ only in their clocks are the same opening.
         let key: String = fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
-        let relaxed = failures >= RELAX_AFTER;
-        if failures == RELAX_AFTER {
+        if !relaxed && failures >= RELAX_AFTER {
+            relaxed = true;
             emit(&format!(
                 "info string warning: genfens found no new balanced opening in {RELAX_AFTER} \
-                 tries; taking them as they come"
+                 tries; taking the rest as they come"
             ));
         }
         if !relaxed {
