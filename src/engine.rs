@@ -65,6 +65,7 @@ enum Job {
         mode: CastlingMode,
     },
     Bench(i32),
+    Genfens(Box<crate::tools::genfens::Request>),
     NewGame,
     /// Replace the worker's table (before a resize, so the old one is freed first).
     SetTt(Arc<TranspositionTable>),
@@ -165,6 +166,14 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 let out = &mut stdout.lock();
                 crate::tools::bench::run_threads(depth, 1, net, flags.clone(), out);
             }
+            Job::Genfens(request) => {
+                let net = pool.main().network().clone();
+                let mut print = |line: &str| emit(line);
+                let made = crate::tools::genfens::run(&request, net, flags.clone(), &mut print);
+                if let Err(e) = made {
+                    emit(&uci::info_string(&format!("error: genfens: {e}")));
+                }
+            }
             Job::NewGame => pool.new_game(),
             Job::SetTt(tt) => pool.set_tt(tt),
             Job::SetThreads(n) => pool.set_threads(n),
@@ -255,6 +264,36 @@ impl Engine {
         self.quit();
     }
 
+    /// Runs command-line arguments as UCI lines (`scout "go depth 5" "quit"`), each to its end
+    /// (a search, bench, perft or genfens finishes before the next line is read), then exits;
+    /// stdin is not read. An argument may hold several lines. A search that only `stop` could
+    /// end (`go infinite`, `go ponder`, a `go` without a limit) is refused.
+    pub fn run_lines(mut self, args: &[String]) {
+        for line in args.iter().flat_map(|a| a.lines()) {
+            let cmd = uci::parse(line);
+            if let Command::Go(go) = &cmd
+                && endless(go)
+            {
+                emit(&uci::info_string(
+                    "go: on the command line a search needs a limit (depth, nodes, \
+                     movetime, mate or a clock): nothing can stop it",
+                ));
+                continue;
+            }
+            if !self.handle(cmd) {
+                break;
+            }
+            if self.busy {
+                if self.done.recv().is_err() {
+                    emit(&uci::info_string("the search thread has stopped; exiting"));
+                    break;
+                }
+                self.busy = false;
+            }
+        }
+        self.quit();
+    }
+
     fn quit(&mut self) {
         self.flags.halt();
         // Give a running search a moment to print its bestmove, but never hang on it.
@@ -328,6 +367,12 @@ impl Engine {
             Command::Perft(depth) => {
                 self.wait_idle();
                 self.perft(depth);
+            }
+            Command::Genfens(request) => {
+                self.wait_idle();
+                // Like a search, it ends at `stop` (and so at any later command).
+                self.flags.stop.store(false, Ordering::SeqCst);
+                self.send(Job::Genfens(request));
             }
         }
         true
@@ -662,6 +707,18 @@ impl Engine {
             emit(&l);
         }
     }
+}
+
+/// Would this `go` search until `stop`?
+fn endless(go: &Go) -> bool {
+    let limited = go.wtime.is_some()
+        || go.btime.is_some()
+        || go.movetime.is_some()
+        || go.depth.is_some()
+        || go.nodes.is_some()
+        || go.mate.is_some()
+        || go.perft.is_some();
+    go.infinite || go.ponder || !limited
 }
 
 /// The input thread: reads lines, parses them and forwards them; raises the stop flag at once

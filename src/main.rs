@@ -1,6 +1,7 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout wdl-fit ...` run
-//! the tools and exit.
+//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout convert ...`, `scout train ...` and
+//! `scout wdl-fit ...` run the tools and exit. Any other arguments are UCI lines, run in order
+//! before the engine exits (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use shakmaty::CastlingMode;
 
 fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
+    eprintln!("       scout \"UCI LINE\"...        run the lines as UCI commands, then exit");
     eprintln!("       scout bench [DEPTH [THREADS]]");
     eprintln!("                                  fixed-depth search over the bench positions");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
@@ -28,6 +30,9 @@ fn usage() -> ExitCode {
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
     );
+    eprintln!("       scout convert PGN... --out FILE");
+    eprintln!("                                  match games (fastchess, cutechess, OpenBench)");
+    eprintln!("                                  as training data, appended to FILE");
     ExitCode::from(2)
 }
 
@@ -78,6 +83,36 @@ fn datagen(args: &[String]) -> Result<(), String> {
     }
     let n = scout::tools::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
     eprintln!("wrote {n} positions to {}", config.out);
+    Ok(())
+}
+
+fn convert(args: &[String]) -> Result<(), String> {
+    let (inputs, named) = options(args)?;
+    let mut out = None;
+    for (name, value) in named {
+        match name.as_str() {
+            "out" => out = Some(value),
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    let out = out.ok_or("convert needs --out FILE")?;
+    if inputs.is_empty() {
+        return Err("convert needs at least one PGN file".to_string());
+    }
+    let mut stats = scout::tools::convert::Stats::default();
+    let result = scout::tools::convert::run(&inputs, &out, &mut stats);
+    if let Err(e) = &result {
+        eprintln!("convert: {e}");
+        eprintln!("convert: up to there, {stats}");
+        eprintln!(
+            "convert: {} positions appended to {out} (the games before the error)",
+            stats.kept
+        );
+        // Already said: nothing more to print.
+        return Err(String::new());
+    }
+    eprintln!("convert: {stats}");
+    eprintln!("convert: {} positions appended to {out}", stats.kept);
     Ok(())
 }
 
@@ -176,6 +211,19 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some(_) => usage(),
+        Some("convert") => match convert(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                if !e.is_empty() {
+                    eprintln!("convert: {e}");
+                }
+                ExitCode::FAILURE
+            }
+        },
+        Some("-h" | "--help" | "help") => usage(),
+        Some(_) => {
+            Engine::new(Arc::new(SharedFlags::default())).run_lines(&args);
+            ExitCode::SUCCESS
+        }
     }
 }

@@ -8,7 +8,8 @@
 //! single-spaced line of a command whose grammar cannot panic. `position` and `go` are parsed
 //! here (vampirc panics on numbers above 255, drops `ponder`, rejects Chess960 and 4-field
 //! FENs, and truncates move lists at a bad token), and the lines vampirc writes wrongly
-//! (`currmovenumber`, `bestmove 0000`) are written by hand.
+//! (`currmovenumber`, `bestmove 0000`) are written by hand. Scout's own commands (`d`, `eval`,
+//! `bench`, `perft`, `genfens`) are parsed here too.
 
 use shakmaty::uci::UciMove as ShakmatyUciMove;
 use shakmaty::{CastlingMode, Move, Role};
@@ -75,6 +76,8 @@ pub enum Command {
     Bench(Option<u64>),
     /// `perft depth` (also `go perft depth`).
     Perft(u64),
+    /// `genfens N seed S book <None|FILE> [extra]`: openings for OpenBench's datagen.
+    Genfens(Box<crate::tools::genfens::Request>),
     /// A blank line.
     Empty,
     /// Something Scout cannot use; the text says what, for an `info string`.
@@ -83,7 +86,7 @@ pub enum Command {
 
 /// Keywords that begin a command. Anything before the first one is ignored, as the UCI
 /// specification asks ("ignore unknown tokens and try to parse the rest").
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "uci",
     "debug",
     "isready",
@@ -100,6 +103,7 @@ const COMMANDS: [&str; 16] = [
     "bench",
     "perft",
     "flip",
+    "genfens",
 ];
 
 /// Parses one input line. Never panics, whatever the input.
@@ -129,6 +133,10 @@ pub fn parse(line: &str) -> Command {
             },
         },
         "perft" => parse_perft(args),
+        "genfens" => match crate::tools::genfens::Request::parse(args) {
+            Ok(request) => Command::Genfens(Box::new(request)),
+            Err(e) => Command::Invalid(format!("error: genfens: {e}")),
+        },
         "flip" => Command::Invalid("flip is not supported".into()),
         "setoption" => match parse_simple(&keyword, args) {
             Command::SetOption {

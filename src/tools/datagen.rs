@@ -1,7 +1,7 @@
 //! Self-play training data (`scout datagen`).
 //!
-//! Every worker thread plays games against itself: a few uniformly random opening plies (rand
-//! crate), a check that the resulting position is still roughly balanced, then a soft node
+//! Every worker thread plays games against itself from a random balanced opening
+//! ([`crate::tools::openings`]: a few uniformly random plies, then a short search), then a soft node
 //! budget per move until the game ends by the rules or by adjudication. Quiet positions
 //! (side to move not in check, best move neither a capture nor a promotion, no mate score)
 //! are appended to the output in the 32-byte format of [`crate::tools::packed`], with the
@@ -18,14 +18,15 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
 use crate::score::MATE_BOUND;
 use crate::search::{Limits, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
+use crate::tools::openings::{self, Recipe};
 use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::tt::TranspositionTable;
 
@@ -307,20 +308,6 @@ pub fn play_game(
 ) -> Option<Game> {
     tt.clear();
     searcher.new_game();
-    let mut pos = Position::new(Chess::default());
-    let plies = config.random_plies + rng.random_range(0..2usize);
-    for _ in 0..plies {
-        let moves = pos.chess().legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        let m = moves[rng.random_range(0..moves.len())];
-        pos = pos.play(m);
-    }
-    if pos.chess().legal_moves().is_empty() {
-        return None;
-    }
-    let mut history = vec![pos.key()];
     // A soft budget: no iteration starts after `nodes`; one already started may spend up to
     // eight times as many before it is cut off.
     let limits = Limits {
@@ -328,16 +315,12 @@ pub fn play_game(
         nodes: Some(config.nodes * 8),
         ..Limits::default()
     };
-    let first = searcher.search(
-        &pos,
-        &history,
-        limits.clone(),
-        TimeManager::infinite(),
-        &mut Silent,
-    );
-    if first.score.abs() > config.max_opening_score {
-        return None;
-    }
+    let recipe = Recipe {
+        random_plies: config.random_plies,
+        max_score: config.max_opening_score,
+    };
+    let mut pos = openings::make(Position::default(), &recipe, &limits, rng, searcher)?;
+    let mut history = vec![pos.key()];
 
     let mut positions = Vec::new();
     let (mut win_streak, mut win_side, mut draw_streak) = (0usize, Color::White, 0usize);
