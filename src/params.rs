@@ -1,5 +1,6 @@
 //! The engine's tunable numbers: every margin, depth limit and reduction constant of the
-//! search's selective steps, in one table with the range a tuner may move each one in.
+//! search's selective steps, and the shares of the clock time management spends, in one table
+//! with the range a tuner may move each one in.
 //!
 //! Each entry is read through a function of its name (`params::rfp_margin()`). In the normal
 //! build that function returns the constant, so the compiler sees a literal and nothing is
@@ -147,6 +148,28 @@ tunables! {
     /// Delta pruning: a capture is skipped when the eval plus what it wins plus this does not
     /// reach alpha.
     qs_delta_margin = 200, 50..=400, step 20;
+
+    // Time management (time.rs): a move's base time is the clock (less the reserve) shared
+    // over the moves to go, plus part of the increment.
+    /// Moves to go assumed in sudden death without an increment.
+    tm_moves_to_go = 30, 15..=50, step 3;
+    /// Moves to go assumed in sudden death with an increment.
+    tm_moves_to_go_inc = 30, 10..=50, step 3;
+    /// Percentage of the increment added to the base time.
+    tm_inc_pct = 75, 40..=100, step 6;
+    /// The soft limit (no new iteration after it), in percent of the base time...
+    tm_soft_pct = 60, 30..=100, step 5;
+    /// ...the hard limit (the search stops) is this many base times...
+    tm_hard_mult = 5, 2..=8, step 1;
+    /// ...but at most this percentage of the clock.
+    tm_hard_pct = 40, 20..=60, step 4;
+    /// The soft limit never shrinks below this percentage, however settled the search.
+    tm_scale_min = 40, 20..=80, step 5;
+    /// A best move that held for an iteration takes this many hundredths off the scale (up to
+    /// eight iterations, from 1.2).
+    tm_stable_step = 6, 0..=10, step 1;
+    /// The scale for the best move's share of the nodes: this (in hundredths) less the share.
+    tm_share_base = 160, 120..=200, step 8;
 }
 
 #[cfg(test)]

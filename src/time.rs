@@ -3,6 +3,13 @@
 
 use std::time::Instant;
 
+use crate::params;
+
+/// A percentage (or hundredths) from the parameter table as a fraction.
+fn pct(value: i32) -> f64 {
+    f64::from(value) / 100.0
+}
+
 /// The clock situation of the side to move, from `go`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Clock {
@@ -25,8 +32,6 @@ pub struct TimeManager {
     on_clock: bool,
 }
 
-/// Moves assumed still to play in sudden death, for sharing out the clock.
-const DEFAULT_MOVES_TO_GO: u64 = 30;
 /// Moves whose overhead is kept in reserve in sudden death (a long game has many more than
 /// the 30 the clock is shared out over).
 const RESERVE_MOVES: u64 = 50;
@@ -66,7 +71,12 @@ impl TimeManager {
             .map_or(RESERVE_MOVES, |m| m.min(RESERVE_MOVES)) as i64;
         let reserve = overhead + (overhead - inc).max(0) * moves_left;
         let avail = (time.max(0) - reserve).max(1) as f64;
-        let mtg = clock.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50) as f64;
+        let assumed = if inc > 0 {
+            params::tm_moves_to_go_inc()
+        } else {
+            params::tm_moves_to_go()
+        };
+        let mtg = clock.movestogo.unwrap_or(assumed as u64).clamp(1, 50) as f64;
         let (soft, hard) = if mtg <= 1.0 {
             // The last move before the control: most of the remaining time is ours, but
             // not all of it: at 40/10 a hard limit of 80% left 34 ms on the clock after
@@ -74,9 +84,14 @@ impl TimeManager {
             // slow pipe cannot eat.
             (avail * 0.45, avail * 0.7)
         } else {
-            let base = avail / mtg + inc as f64 * 0.75;
-            let hard = (base * 5.0).min(avail * if mtg <= 3.0 { 0.6 } else { 0.4 });
-            ((base * 0.6).min(hard), hard)
+            let base = avail / mtg + inc as f64 * pct(params::tm_inc_pct());
+            let most = if mtg <= 3.0 {
+                0.6
+            } else {
+                pct(params::tm_hard_pct())
+            };
+            let hard = (base * f64::from(params::tm_hard_mult())).min(avail * most);
+            ((base * pct(params::tm_soft_pct())).min(hard), hard)
         };
         tm.soft_ms = Some(soft.max(1.0) as u64);
         tm.hard_ms = Some(hard.max(1.0) as u64);
@@ -163,10 +178,10 @@ impl Stability {
             scale *= 1.3;
         }
         // A best move that held for several iterations is unlikely to change now...
-        scale *= 1.2 - 0.06 * f64::from(self.stable_iterations.min(8));
+        scale *= 1.2 - pct(params::tm_stable_step()) * f64::from(self.stable_iterations.min(8));
         // ...especially when the alternatives were refuted with few nodes.
-        scale *= (1.6 - 1.0 * self.best_move_share).clamp(0.6, 1.6);
-        scale.max(0.4)
+        scale *= (pct(params::tm_share_base()) - self.best_move_share).clamp(0.6, 1.6);
+        scale.max(pct(params::tm_scale_min()))
     }
 }
 
