@@ -1,4 +1,4 @@
-//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
+//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS [NET]]]`,
 //! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout wdl-fit ...` run
 //! the tools and exit.
 
@@ -12,8 +12,9 @@ use shakmaty::CastlingMode;
 
 fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
-    eprintln!("       scout bench [DEPTH [THREADS]]");
+    eprintln!("       scout bench [DEPTH [THREADS [NET]]]");
     eprintln!("                                  fixed-depth search over the bench positions");
+    eprintln!("                                  (with the built-in net, or the net file NET)");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
@@ -103,6 +104,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
+            "hidden" => config.hidden = number(&name, &value)?,
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),
         }
@@ -128,7 +130,16 @@ fn main() -> ExitCode {
                 Some(Ok(t)) if (1..=scout::threads::MAX_THREADS).contains(&t) => t,
                 _ => return usage(),
             };
-            let net = scout::nnue::default_network();
+            let net = match args.get(3) {
+                None => scout::nnue::default_network(),
+                Some(path) => match scout::nnue::file::load(path) {
+                    Ok(net) => Arc::new(net),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
             let flags = std::sync::Arc::new(scout::search::SharedFlags::default());
             scout::tools::bench::run_threads(depth, threads, net, flags, &mut std::io::stdout());
             ExitCode::SUCCESS

@@ -73,7 +73,7 @@ impl Default for Config {
             validation_every: 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 1,
-            hidden: crate::nnue::HIDDEN,
+            hidden: crate::nnue::DEFAULT_HIDDEN,
             // Eight buckets did not pay on generation 1's 2.4M positions: -12.7 +/- 33.5 Elo
             // against the same data without (docs/results.md, session 8).
             buckets: 1,
@@ -158,10 +158,10 @@ pub fn train(
         (p, a, e)
     } else if let Some(path) = &config.init {
         let net = crate::nnue::file::load(path)?;
-        if (crate::nnue::HIDDEN, net.buckets()) != (config.hidden, config.buckets) {
+        if (net.hidden, net.buckets()) != (config.hidden, config.buckets) {
             return Err(format!(
                 "{path}: hidden width {} and {} buckets, not {} and {}",
-                crate::nnue::HIDDEN,
+                net.hidden,
                 net.buckets(),
                 config.hidden,
                 config.buckets
@@ -275,10 +275,12 @@ pub fn run(config: &Config) -> Result<(), String> {
     if config.inputs.is_empty() {
         return Err("no data files given".to_string());
     }
-    if config.hidden != crate::nnue::HIDDEN {
+    if !crate::nnue::valid_hidden(config.hidden) {
         return Err(format!(
-            "the engine's hidden width is {}",
-            crate::nnue::HIDDEN
+            "--hidden {}: the engine plays widths that are multiples of {} up to {}",
+            config.hidden,
+            crate::nnue::HIDDEN_STEP,
+            crate::nnue::MAX_HIDDEN
         ));
     }
     if !crate::nnue::BUCKET_COUNTS.contains(&config.buckets) {
@@ -535,7 +537,7 @@ mod tests {
         ] {
             let bad = Config {
                 inputs: vec!["/nonexistent/data.bin".to_string()],
-                hidden: crate::nnue::HIDDEN,
+                hidden: crate::nnue::DEFAULT_HIDDEN,
                 ..bad
             };
             let err = run(&bad).unwrap_err();

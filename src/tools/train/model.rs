@@ -261,13 +261,14 @@ impl Adam {
     }
 }
 
-/// The engine's quantized network from float parameters (the hidden width must be the
-/// engine's).
+/// The engine's quantized network from float parameters (the hidden width must be one the
+/// engine plays: `nnue::valid_hidden`).
 pub fn quantize(p: &Params) -> Network {
-    assert_eq!(p.hidden, nnue::HIDDEN, "the engine's hidden width");
+    assert!(nnue::valid_hidden(p.hidden), "hidden width {}", p.hidden);
     let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
     let v = &p.values;
     Network {
+        hidden: p.hidden,
         feature_weights: v[..p.b1_at()].iter().map(|&x| q(x, QA)).collect(),
         feature_bias: v[p.b1_at()..p.w2_at()].iter().map(|&x| q(x, QA)).collect(),
         output_weights: v[p.w2_at()..p.b2_at()].iter().map(|&x| q(x, QB)).collect(),
@@ -281,7 +282,7 @@ pub fn quantize(p: &Params) -> Network {
 /// The float parameters a quantized network stands for (the inverse of [`quantize`], so
 /// `quantize(&dequantize(net))` is `net` again): where `--init` starts a run.
 pub fn dequantize(net: &Network) -> Params {
-    let mut p = Params::zeros(nnue::HIDDEN, net.buckets());
+    let mut p = Params::zeros(net.hidden, net.buckets());
     let (qa, qb) = (QA as f32, QB as f32);
     let values = net
         .feature_weights
