@@ -1,6 +1,6 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS [NET]]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout train ...` and `scout wdl-fit ...` run
-//! the tools and exit.
+//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout data ...`, `scout train ...` and
+//! `scout wdl-fit ...` run the tools and exit.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -26,6 +26,8 @@ fn usage() -> ExitCode {
     );
     eprintln!("                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...");
     eprintln!("                                  trains the network on datagen files");
+    eprintln!("       scout data DATA...             what datagen files hold: games, results,");
+    eprintln!("                                  duplicates, pieces and scores");
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
     );
@@ -173,6 +175,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("data") => match scout::tools::datasummary::run(&args[1..]) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                usage()
+            }
+        },
         Some("wdl-fit") => match scout::tools::wdlfit::run(&args[1..], 3000) {
             Ok(report) => {
                 print!("{report}");
