@@ -19,7 +19,8 @@ fn usage() -> ExitCode {
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]");
-    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N]");
+    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N] [--hidden N]");
+    eprintln!("                   [--memory MB]");
     eprintln!(
         "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
          [--resume true]"
@@ -107,6 +108,11 @@ fn train(args: &[String]) -> Result<(), String> {
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
             "hidden" => config.hidden = number(&name, &value)?,
+            "memory" => {
+                let mb: usize = number(&name, &value)?;
+                config.max_positions =
+                    mb.saturating_mul(1_000_000) / scout::tools::train::BYTES_PER_POSITION;
+            }
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),
         }

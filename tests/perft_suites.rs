@@ -411,7 +411,10 @@ fn command_line_data_summary() {
         "32 pieces            3 100.0%  ########################################",
         "0..99            3 100.0%  ########################################",
     ] {
-        assert!(text.lines().any(|l| l.ends_with(line)), "{line:?} in\n{text}");
+        assert!(
+            text.lines().any(|l| l.ends_with(line)),
+            "{line:?} in\n{text}"
+        );
     }
     let out = Command::new(BIN).args(["data"]).output().unwrap();
     assert!(!out.status.success(), "{out:?}");
