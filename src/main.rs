@@ -1,6 +1,6 @@
-//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS [NET]]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout data ...`, `scout train ...` and
-//! `scout wdl-fit ...` run the tools and exit.
+//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS
+//! [NET]]]`, `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout data ...`, `scout train ...`
+//! and `scout wdl-fit ...` run the tools and exit.
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! The network's inference: incremental accumulators equal a full refresh at every node of
-//! perft trees and along random games (standard and Chess960, every SIMD kernel), the net's
-//! evaluation is colour-symmetric, the search with a net computes exactly minimax's values
-//! (its accumulators follow the tree), and `EvalFile` refuses files it cannot use.
+//! perft trees and along random games (standard and Chess960, every SIMD kernel, nets of
+//! several widths), the net's evaluation is colour-symmetric, the search with a net computes
+//! exactly minimax's values (its accumulators follow the tree), and `EvalFile` refuses files it
+//! cannot use and plays nets of other widths.
 
 mod common;
 

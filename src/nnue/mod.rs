@@ -3,20 +3,20 @@
 //! Architecture (`(768 → hidden)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
 //! board is one of 768 features (colour relative to the perspective × 6 roles × 64 squares),
 //! seen from White's side and from Black's (Black's view is the board mirrored rank-wise:
-//! square ^ 56). One shared
-//! weight matrix turns each perspective's active features into `hidden` accumulator values (kept
-//! up to date move by move, `accumulator.rs`). The output concatenates the side to move's
-//! accumulator with the other side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot
-//! product with 2·hidden output weights. The hidden width is the net's own (its file says it): any
-//! multiple of [`HIDDEN_STEP`] up to [`MAX_HIDDEN`], so a wider net is loaded and played by the
-//! same binary; the built-in net has [`DEFAULT_HIDDEN`]. A net with output buckets has eight sets of output
-//! weights and biases and uses the one for the number of pieces on the board (`bucket`): the
-//! same accumulators, read differently in the opening, the middlegame and the endgame.
+//! square ^ 56). One shared weight matrix turns each perspective's active features into
+//! `hidden` accumulator values (kept up to date move by move, `accumulator.rs`). The output
+//! concatenates the side to move's accumulator with the other side's, applies SCReLU (clamp to
+//! [0, 1], squared) and takes a dot product with 2·hidden output weights. The hidden width is the
+//! net's own (its file says it): any multiple of [`HIDDEN_STEP`] up to [`MAX_HIDDEN`], so a wider
+//! net is loaded and played by the same binary; the built-in net has [`DEFAULT_HIDDEN`]. A net
+//! with output buckets has eight sets of output weights and biases and uses the one for the
+//! number of pieces on the board (`bucket`): the same accumulators, read differently in the
+//! opening, the middlegame and the endgame.
 //!
 //! Quantisation: feature weights and biases × QA (i16), output weights × QB (i16), output bias
 //! × QA·QB (i32); the evaluation in centipawns is `(Σ v²·w / QA + bias) · SCALE / (QA·QB)` with
-//! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an i16,
-//! which the SIMD kernel (`simd.rs`) relies on.
+//! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an
+//! i16, which the SIMD kernels (`simd.rs`) rely on.
 //!
 //! Training lives in `tools/train`; this module only reads nets (`file.rs`) and evaluates them.
 

@@ -4,9 +4,10 @@
 //! gradient of its share of the batch; the shares are added in a fixed order, so a run is
 //! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
 //! follows a cosine from `--lr` towards `--lr-end` (a fraction of it, 5% unless told) over the
-//! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told. `--hidden`
-//! sets the width (any the engine plays: a multiple of 32 up to 1024); `--init NET` starts from
-//! a net's weights, grown to `--hidden` if it is narrower (`model::Params::widened`). After every epoch the
+//! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told.
+//! `--hidden` sets the width (any the engine plays: a multiple of 32 up to 1024); `--init NET`
+//! starts from a net's weights, grown to `--hidden` if it is narrower
+//! (`model::Params::widened`). After every epoch the
 //! loss on the held-out games is printed with the speed and the memory used, the quantized net
 //! is written to `--out` and a checkpoint (float weights and Adam's moments) to `--out`.ckpt,
 //! from which `--resume` continues; `--stop-after` ends a run early on purpose, so that a long
