@@ -1,7 +1,8 @@
-//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS]]`,
-//! `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout convert ...`, `scout train ...` and
-//! `scout wdl-fit ...` run the tools and exit. Any other arguments are UCI lines, run in order
-//! before the engine exits (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
+//! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS
+//! [NET]]]`, `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout data ...`, `scout convert
+//! ...`, `scout train ...` and `scout wdl-fit ...` run the tools and exit. Any other arguments
+//! are UCI lines, run in order before the engine exits (`scout "genfens 10 seed 1 book None"
+//! "quit"`, as OpenBench does).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,19 +15,23 @@ use shakmaty::CastlingMode;
 fn usage() -> ExitCode {
     eprintln!("usage: scout                      start the UCI engine");
     eprintln!("       scout \"UCI LINE\"...        run the lines as UCI commands, then exit");
-    eprintln!("       scout bench [DEPTH [THREADS]]");
+    eprintln!("       scout bench [DEPTH [THREADS [NET]]]");
     eprintln!("                                  fixed-depth search over the bench positions");
+    eprintln!("                                  (with the built-in net, or the net file NET)");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]");
-    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N]");
+    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N] [--hidden N]");
+    eprintln!("                   [--memory MB]");
     eprintln!(
         "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
          [--resume true]"
     );
     eprintln!("                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...");
     eprintln!("                                  trains the network on datagen files");
+    eprintln!("       scout data DATA...             what datagen files hold: games, results,");
+    eprintln!("                                  duplicates, pieces and scores");
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
     );
@@ -138,6 +143,12 @@ fn train(args: &[String]) -> Result<(), String> {
             "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
+            "hidden" => config.hidden = number(&name, &value)?,
+            "memory" => {
+                let mb: usize = number(&name, &value)?;
+                config.max_positions =
+                    mb.saturating_mul(1_000_000) / scout::tools::train::BYTES_PER_POSITION;
+            }
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}")),
         }
@@ -163,7 +174,16 @@ fn main() -> ExitCode {
                 Some(Ok(t)) if (1..=scout::threads::MAX_THREADS).contains(&t) => t,
                 _ => return usage(),
             };
-            let net = scout::nnue::default_network();
+            let net = match args.get(3) {
+                None => scout::nnue::default_network(),
+                Some(path) => match scout::nnue::file::load(path) {
+                    Ok(net) => Arc::new(net),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
             let flags = std::sync::Arc::new(scout::search::SharedFlags::default());
             scout::tools::bench::run_threads(depth, threads, net, flags, &mut std::io::stdout());
             ExitCode::SUCCESS
@@ -191,6 +211,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("data") => match scout::tools::datasummary::run(&args[1..]) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                usage()
+            }
+        },
         Some("wdl-fit") => match scout::tools::wdlfit::run(&args[1..], 3000) {
             Ok(report) => {
                 print!("{report}");

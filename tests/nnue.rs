@@ -1,7 +1,8 @@
 //! The network's inference: incremental accumulators equal a full refresh at every node of
-//! perft trees and along random games (standard and Chess960, every SIMD kernel), the net's
-//! evaluation is colour-symmetric, the search with a net computes exactly minimax's values
-//! (its accumulators follow the tree), and `EvalFile` refuses files it cannot use.
+//! perft trees and along random games (standard and Chess960, every SIMD kernel, nets of
+//! several widths), the net's evaluation is colour-symmetric, the search with a net computes
+//! exactly minimax's values (its accumulators follow the tree), and `EvalFile` refuses files it
+//! cannot use and plays nets of other widths.
 
 mod common;
 
@@ -12,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use scout::nnue::accumulator::{Accumulator, AccumulatorStack};
 use scout::nnue::simd::Kernels;
-use scout::nnue::{HIDDEN, INPUTS, Network, evaluate_board, file};
+use scout::nnue::{DEFAULT_HIDDEN, INPUTS, Network, evaluate_board, file};
 use scout::position::Position;
 use scout::score::INFINITY;
 use scout::search::{SearchConfig, Searcher, SharedFlags};
@@ -21,13 +22,19 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position as
 
 /// A network with pseudo-random weights of realistic size and eight output buckets.
 fn random_network(seed: u64) -> Network {
+    random_network_of(seed, DEFAULT_HIDDEN)
+}
+
+/// The same with `hidden` units.
+fn random_network_of(seed: u64, hidden: usize) -> Network {
     let mut rng = StdRng::seed_from_u64(seed);
     Network {
-        feature_weights: (0..INPUTS * HIDDEN)
+        hidden,
+        feature_weights: (0..INPUTS * hidden)
             .map(|_| rng.random_range(-90..=90))
             .collect(),
-        feature_bias: (0..HIDDEN).map(|_| rng.random_range(-60..=200)).collect(),
-        output_weights: (0..8 * 2 * HIDDEN)
+        feature_bias: (0..hidden).map(|_| rng.random_range(-60..=200)).collect(),
+        output_weights: (0..8 * 2 * hidden)
             .map(|_| rng.random_range(-127..=127))
             .collect(),
         output_bias: (0..8).map(|_| rng.random_range(-20_000..20_000)).collect(),
@@ -76,11 +83,27 @@ fn walk(stack: &mut AccumulatorStack, net: &Network, pos: &Chess, ply: usize, de
 
 #[test]
 fn incremental_accumulators_equal_refresh_on_perft_trees() {
-    let net = Arc::new(random_network(1));
+    let nodes = walk_perft_trees(Arc::new(random_network(1)), 24);
+    assert!(nodes > 200_000, "only {nodes} nodes checked");
+}
+
+/// The same for nets of other widths: a width with loops of its own (384, 1024) and one
+/// that runs the loops over the slice's length (160).
+#[test]
+fn incremental_accumulators_equal_refresh_at_every_width() {
+    for hidden in [160, 384, 1024] {
+        let nodes = walk_perft_trees(Arc::new(random_network_of(hidden as u64, hidden)), 6);
+        assert!(nodes > 50_000, "{hidden}: only {nodes} nodes checked");
+    }
+}
+
+/// Walks perft trees of `count` suite positions (and three with castling, en passant and
+/// promotions) with every kernel; returns the nodes checked.
+fn walk_perft_trees(net: Arc<Network>, count: usize) -> u64 {
     let mut nodes = 0;
     for kernels in Kernels::available() {
         let mut stack = AccumulatorStack::with_kernels(net.clone(), 16, kernels);
-        for (pos, _) in perft_positions(24) {
+        for (pos, _) in perft_positions(count) {
             stack.reset(&pos);
             nodes += walk(&mut stack, &net, &pos, 0, 2);
         }
@@ -95,7 +118,7 @@ fn incremental_accumulators_equal_refresh_on_perft_trees() {
             nodes += walk(&mut stack, &net, &pos, 0, 3);
         }
     }
-    assert!(nodes > 200_000, "only {nodes} nodes checked");
+    nodes
 }
 
 /// Random games, evaluated only at some plies, so that several moves are caught up at once;
@@ -220,8 +243,12 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     corrupt[good.len() / 3] ^= 0x10;
     std::fs::write(path("corrupt.nnue"), &corrupt).unwrap();
     let mut wide = good.clone();
-    wide[16..20].copy_from_slice(&512u32.to_le_bytes());
+    wide[16..20].copy_from_slice(&500u32.to_le_bytes());
     std::fs::write(path("wide.nnue"), &wide).unwrap();
+    let mut padded = good.clone();
+    padded[16..20].copy_from_slice(&512u32.to_le_bytes());
+    std::fs::write(path("padded.nnue"), &padded).unwrap();
+    std::fs::write(path("w384.nnue"), file::write(&random_network_of(7, 384))).unwrap();
 
     let mut e = common::Engine::spawn();
     e.send("uci");
@@ -272,6 +299,7 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
         ("truncated.nnue", "truncated"),
         ("corrupt.nnue", "checksum"),
         ("wide.nnue", "architecture"),
+        ("padded.nnue", "truncated or padded"),
         ("missing.nnue", "cannot read"),
     ] {
         e.send(&format!("setoption name EvalFile value {}", path(name)));
@@ -287,6 +315,24 @@ fn eval_file_refuses_unusable_files_and_keeps_its_net() {
     e.send("go depth 6");
     let out = e.wait_bestmove(common::GENEROUS);
     assert!(out.best.len() >= 4);
+    // A net of another width is loaded and played.
+    e.send(&format!(
+        "setoption name EvalFile value {}",
+        path("w384.nnue")
+    ));
+    let loaded = e.expect_line(
+        "evaluating with",
+        |l| l.starts_with("info string evaluating with"),
+        common::GENEROUS,
+    );
+    assert!(loaded.contains("768->384x2->1"), "{loaded}");
+    let wide_eval = eval_line(&mut e);
+    assert!(wide_eval.starts_with("NNUE evaluation"), "{wide_eval}");
+    assert_ne!(wide_eval, with_net);
+    e.send("go depth 6");
+    let out = e.wait_bestmove(common::GENEROUS);
+    assert!(out.best.len() >= 4);
+    assert_ne!(bench_nodes(&mut e), net_nodes, "bench ignores the 384 net");
     e.send("setoption name EvalFile value <default>");
     e.expect_line(
         "evaluating with",

@@ -1,5 +1,6 @@
 //! Perft suites: exact leaf counts for the standard and Chess960 suites of `tests/data/perft`
-//! through `scout::tools::perft::perft`, and the `scout perft DEPTH FEN` command line.
+//! through `scout::tools::perft::perft`, and the `scout perft DEPTH FEN` command line (with the
+//! other tools' command lines: `bench`, `data`).
 //!
 //! Depths are chosen so that every test stays quick in `cargo test --release` on two cores:
 //! all 128 standard positions up to counts of 5,000,000, all 960 Chess960 positions up to
@@ -362,6 +363,31 @@ fn command_line_bench_with_one_and_several_threads() {
         nodes_nps_line(text.lines().last().unwrap()).is_ok_and(|n| n > 0),
         "{text}"
     );
+    // With a net file: the built-in net widened to 384 units (zero units: the same
+    // evaluation) searches the same tree; a file that is no net is refused.
+    let dir = std::env::temp_dir().join(format!("scout-bench-net-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wide = dir.join("wide.nnue").to_string_lossy().into_owned();
+    let net = scout::nnue::default_network().widened(384);
+    std::fs::write(&wide, scout::nnue::file::write(&net)).unwrap();
+    let out = Command::new(BIN)
+        .args(["bench", "4", "1", &wide])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        nodes_nps_line(text.lines().last().unwrap()),
+        Ok(expected),
+        "{text}"
+    );
+    let missing = dir.join("missing.nnue").to_string_lossy().into_owned();
+    let out = Command::new(BIN)
+        .args(["bench", "4", "1", &missing])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
     // Bad arguments fail cleanly.
     for args in [
         vec!["bench", "0"],
@@ -371,4 +397,37 @@ fn command_line_bench_with_one_and_several_threads() {
         let out = Command::new(BIN).args(&args).output().unwrap();
         assert!(!out.status.success(), "scout {args:?} should fail: {out:?}");
     }
+}
+
+/// `scout data FILE`: the summary of a data file, on stdout.
+#[test]
+fn command_line_data_summary() {
+    use scout::tools::packed::{GAME_END, Outcome, Packed};
+    let dir = std::env::temp_dir().join(format!("scout-data-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("d.bin").to_string_lossy().into_owned();
+    let start = shakmaty::Chess::default();
+    let bytes: Vec<u8> = [0, GAME_END, GAME_END]
+        .iter()
+        .flat_map(|&flags| Packed::new(&start, 15, Outcome::Win, flags).0)
+        .collect();
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(BIN).args(["data", &path]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "d.bin: 3 positions, 2 games (1.5 positions a game)",
+        "results for White (by game): +2 =0 -0 (win 100.0%, draw 0.0%, loss 0.0%)",
+        "duplicates: 2 positions (66.67%) repeat an earlier one",
+        "32 pieces            3 100.0%  ########################################",
+        "0..99            3 100.0%  ########################################",
+    ] {
+        assert!(
+            text.lines().any(|l| l.ends_with(line)),
+            "{line:?} in\n{text}"
+        );
+    }
+    let out = Command::new(BIN).args(["data"]).output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

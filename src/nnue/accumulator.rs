@@ -7,6 +7,10 @@
 //! a capture three, en passant three, a promotion two or three, castling four (shakmaty encodes
 //! castling as king-takes-rook in both notations; the real destinations come from
 //! `CastlingSide`). A null move changes nothing. Only the root is computed from scratch.
+//!
+//! An accumulator has room for the widest net ([`MAX_HIDDEN`] values a perspective); a net of
+//! hidden width h uses the first h (the rest stay zero), so one stack, allocated once, serves a
+//! net of any width and nothing is allocated per node.
 
 use std::sync::Arc;
 
@@ -14,23 +18,33 @@ use arrayvec::ArrayVec;
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
 
 use super::simd::Kernels;
-use super::{HIDDEN, Network, feature};
+use super::{MAX_HIDDEN, Network, feature};
 
-/// Both perspectives' accumulators, indexed by `Color as usize` (Black 0, White 1).
+/// Both perspectives' accumulators, indexed by `Color as usize` (Black 0, White 1): the first
+/// `hidden` values of each are the net's, the others zero.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Accumulator {
-    pub values: [[i16; HIDDEN]; 2],
+    pub values: [[i16; MAX_HIDDEN]; 2],
 }
 
 impl Accumulator {
+    /// All zero.
+    pub const ZERO: Accumulator = Accumulator {
+        values: [[0; MAX_HIDDEN]; 2],
+    };
+
     /// Computes the accumulators of a board from scratch.
     pub fn refresh(net: &Network, board: &Board) -> Accumulator {
-        let mut acc = Accumulator {
-            values: [[0; HIDDEN]; 2],
-        };
+        let mut acc = Accumulator::ZERO;
+        acc.compute(net, board);
+        acc
+    }
+
+    /// Computes the first `net.hidden` values of both perspectives from scratch, in place.
+    pub fn compute(&mut self, net: &Network, board: &Board) {
         for color in Color::ALL {
-            let v = &mut acc.values[color as usize];
+            let v = &mut self.values[color as usize][..net.hidden];
             v.copy_from_slice(&net.feature_bias);
             for (sq, piece) in board {
                 for (x, w) in v.iter_mut().zip(net.column(feature(color, piece, sq))) {
@@ -38,15 +52,14 @@ impl Accumulator {
                 }
             }
         }
-        acc
     }
 
     /// The evaluation of this accumulator for `turn` to move with `pieces` pieces on the
     /// board, in centipawns.
     #[inline]
     pub fn evaluate(&self, net: &Network, kernels: Kernels, turn: Color, pieces: u32) -> i32 {
-        let us = &self.values[turn as usize];
-        let them = &self.values[!turn as usize];
+        let us = &self.values[turn as usize][..net.hidden];
+        let them = &self.values[!turn as usize][..net.hidden];
         net.output(kernels, us, them, pieces)
     }
 }
@@ -124,13 +137,10 @@ impl AccumulatorStack {
 
     /// The same with chosen kernels (the tests compare them).
     pub fn with_kernels(net: Arc<Network>, plies: usize, kernels: Kernels) -> AccumulatorStack {
-        let zero = Accumulator {
-            values: [[0; HIDDEN]; 2],
-        };
         AccumulatorStack {
             net,
             kernels,
-            accumulators: vec![zero; plies],
+            accumulators: vec![Accumulator::ZERO; plies],
             moves: vec![(None, Color::White); plies],
             computed: vec![false; plies],
         }
@@ -142,7 +152,7 @@ impl AccumulatorStack {
 
     /// Starts a new path at `root` (ply 0), computed from scratch.
     pub fn reset(&mut self, root: &Chess) {
-        self.accumulators[0] = Accumulator::refresh(&self.net, root.board());
+        self.accumulators[0].compute(&self.net, root.board());
         self.computed[0] = true;
     }
 
@@ -165,12 +175,18 @@ impl AccumulatorStack {
         while !self.computed[first] {
             first -= 1;
         }
+        let h = self.net.hidden;
         for p in first + 1..=ply {
             let (parents, rest) = self.accumulators.split_at_mut(p);
             let parent = &parents[p - 1];
             let child = &mut rest[0];
             match self.moves[p].0 {
-                None => child.clone_from(parent),
+                None => {
+                    for color in Color::ALL {
+                        let c = color as usize;
+                        child.values[c][..h].copy_from_slice(&parent.values[c][..h]);
+                    }
+                }
                 Some(m) => {
                     let d = delta(m, self.moves[p].1);
                     for color in Color::ALL {
@@ -180,8 +196,8 @@ impl AccumulatorStack {
                         let added: ArrayVec<&[i16], 2> = d.added.iter().map(column).collect();
                         let removed: ArrayVec<&[i16], 2> = d.removed.iter().map(column).collect();
                         self.kernels.update(
-                            &parent.values[color as usize],
-                            &mut child.values[color as usize],
+                            &parent.values[color as usize][..h],
+                            &mut child.values[color as usize][..h],
                             &added,
                             &removed,
                         );

@@ -12,18 +12,22 @@
 //! | 8 | checksum: 64-bit FNV-1a of every byte before it |
 //!
 //! A file whose magic, version, architecture, length or checksum does not match what this
-//! engine computes is refused with a message saying which.
+//! engine computes is refused with a message saying which. The hidden width may be any the
+//! engine plays (`nnue::valid_hidden`: a multiple of 32 up to 1024).
 
-use super::{BUCKET_COUNTS, HIDDEN, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE};
+use super::{
+    BUCKET_COUNTS, HIDDEN_STEP, INPUTS, MAX_HIDDEN, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE,
+    valid_hidden,
+};
 
 const MAGIC: &[u8; 8] = b"SCOUTNET";
 const VERSION: u32 = 1;
 const SCRELU: u32 = 1;
 
-fn architecture(buckets: usize) -> [u32; 7] {
+fn architecture(hidden: usize, buckets: usize) -> [u32; 7] {
     [
         INPUTS as u32,
-        HIDDEN as u32,
+        hidden as u32,
         buckets as u32,
         SCRELU,
         QA as u32,
@@ -32,9 +36,10 @@ fn architecture(buckets: usize) -> [u32; 7] {
     ]
 }
 
-/// The length of a net file of this engine's architecture with `buckets` output buckets.
-pub const fn file_len(buckets: usize) -> usize {
-    8 + 4 + 7 * 4 + (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) * 2 + buckets * 4 + 8
+/// The length of a net file of this engine's architecture with `hidden` units and `buckets`
+/// output buckets.
+pub const fn file_len(hidden: usize, buckets: usize) -> usize {
+    8 + 4 + 7 * 4 + (INPUTS * hidden + hidden + buckets * 2 * hidden) * 2 + buckets * 4 + 8
 }
 
 /// 64-bit FNV-1a.
@@ -49,10 +54,10 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Serialises a network.
 pub fn write(net: &Network) -> Vec<u8> {
-    let mut out = Vec::with_capacity(file_len(net.buckets()));
+    let mut out = Vec::with_capacity(file_len(net.hidden, net.buckets()));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
-    for v in architecture(net.buckets()) {
+    for v in architecture(net.hidden, net.buckets()) {
         out.extend_from_slice(&v.to_le_bytes());
     }
     for w in net
@@ -87,20 +92,23 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         ));
     }
     let arch: Vec<u32> = (0..7).map(|i| u32_at(bytes, 12 + 4 * i)).collect();
-    let buckets = arch[2] as usize;
-    if !BUCKET_COUNTS.contains(&buckets) || arch != architecture(buckets) {
+    let (hidden, buckets) = (arch[1] as usize, arch[2] as usize);
+    if !BUCKET_COUNTS.contains(&buckets)
+        || !valid_hidden(hidden)
+        || arch != architecture(hidden, buckets)
+    {
         return Err(format!(
             "architecture {}->{}x2->{} (activation {}, QA {}, QB {}, scale {}); this engine is \
-             {INPUTS}->{HIDDEN}x2->1 with 1 or 8 output buckets (SCReLU, QA {QA}, QB {QB}, \
-             scale {SCALE})",
+             {INPUTS}->Nx2->1, N a multiple of {HIDDEN_STEP} up to {MAX_HIDDEN}, with 1 or 8 \
+             output buckets (SCReLU, QA {QA}, QB {QB}, scale {SCALE})",
             arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6]
         ));
     }
-    if bytes.len() != file_len(buckets) {
+    if bytes.len() != file_len(hidden, buckets) {
         return Err(format!(
             "{} bytes; a net of this architecture has {} (truncated or padded)",
             bytes.len(),
-            file_len(buckets)
+            file_len(hidden, buckets)
         ));
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
@@ -113,9 +121,9 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         .chunks_exact(2)
         .map(|c| i16::from_le_bytes([c[0], c[1]]));
     let mut take = |n: usize| values.by_ref().take(n).collect::<Vec<i16>>();
-    let feature_weights = take(INPUTS * HIDDEN);
-    let feature_bias = take(HIDDEN);
-    let output_weights = take(buckets * 2 * HIDDEN);
+    let feature_weights = take(INPUTS * hidden);
+    let feature_bias = take(hidden);
+    let output_weights = take(buckets * 2 * hidden);
     let output_bias = body[biases_at..]
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
@@ -127,6 +135,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         ));
     }
     Ok(Network {
+        hidden,
         feature_weights,
         feature_bias,
         output_weights,
@@ -156,27 +165,32 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample(buckets: usize) -> Network {
+        sample_of(crate::nnue::DEFAULT_HIDDEN, buckets)
+    }
+
+    pub(crate) fn sample_of(hidden: usize, buckets: usize) -> Network {
         let mut x = 1u32;
         let mut next = move |m: i32| {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             ((x >> 8) as i32 % (2 * m + 1) - m) as i16
         };
         Network {
-            feature_weights: (0..INPUTS * HIDDEN).map(|_| next(60)).collect(),
-            feature_bias: (0..HIDDEN).map(|_| next(100)).collect(),
-            output_weights: (0..buckets * 2 * HIDDEN).map(|_| next(127)).collect(),
+            hidden,
+            feature_weights: (0..INPUTS * hidden).map(|_| next(60)).collect(),
+            feature_bias: (0..hidden).map(|_| next(100)).collect(),
+            output_weights: (0..buckets * 2 * hidden).map(|_| next(127)).collect(),
             output_bias: (0..buckets as i32).map(|b| 1234 - 100 * b).collect(),
         }
     }
 
     #[test]
     fn nets_round_trip_and_damage_is_refused() {
-        for buckets in BUCKET_COUNTS {
-            let net = sample(buckets);
+        for (hidden, buckets) in [(256, 1), (256, 8), (32, 1), (384, 1), (1024, 8)] {
+            let net = sample_of(hidden, buckets);
             let bytes = write(&net);
-            assert_eq!(bytes.len(), file_len(buckets));
+            assert_eq!(bytes.len(), file_len(hidden, buckets));
             let back = read(&bytes).unwrap();
-            assert_eq!(back.buckets(), buckets);
+            assert_eq!((back.hidden, back.buckets()), (hidden, buckets));
             assert_eq!(back.feature_weights, net.feature_weights);
             assert_eq!(back.feature_bias, net.feature_bias);
             assert_eq!(back.output_weights, net.output_weights);
@@ -198,9 +212,18 @@ pub(crate) mod tests {
                 .unwrap_err()
                 .contains("truncated")
         );
+        // Hidden widths the engine has no loops for, and one it plays with another length.
+        for hidden in [0u32, 16, 500, 1056] {
+            let mut arch = bytes.clone();
+            arch[16..20].copy_from_slice(&hidden.to_le_bytes());
+            assert!(
+                read(&arch).unwrap_err().contains("architecture"),
+                "{hidden}"
+            );
+        }
         let mut arch = bytes.clone();
         arch[16..20].copy_from_slice(&512u32.to_le_bytes());
-        assert!(read(&arch).unwrap_err().contains("architecture"));
+        assert!(read(&arch).unwrap_err().contains("truncated or padded"));
         let mut version = bytes.clone();
         version[8] = 9;
         assert!(read(&version).unwrap_err().contains("version"));

@@ -1,20 +1,22 @@
 //! NNUE inference: the quantized network, its file format and the evaluation of an accumulator.
 //!
-//! Architecture (`(768 → HIDDEN)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
+//! Architecture (`(768 → hidden)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
 //! board is one of 768 features (colour relative to the perspective × 6 roles × 64 squares),
 //! seen from White's side and from Black's (Black's view is the board mirrored rank-wise:
-//! square ^ 56). One shared
-//! weight matrix turns each perspective's active features into HIDDEN accumulator values (kept
-//! up to date move by move, `accumulator.rs`). The output concatenates the side to move's
-//! accumulator with the other side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot
-//! product with 2·HIDDEN output weights. A net with output buckets has eight sets of output
-//! weights and biases and uses the one for the number of pieces on the board (`bucket`): the
-//! same accumulators, read differently in the opening, the middlegame and the endgame.
+//! square ^ 56). One shared weight matrix turns each perspective's active features into
+//! `hidden` accumulator values (kept up to date move by move, `accumulator.rs`). The output
+//! concatenates the side to move's accumulator with the other side's, applies SCReLU (clamp to
+//! [0, 1], squared) and takes a dot product with 2·hidden output weights. The hidden width is the
+//! net's own (its file says it): any multiple of [`HIDDEN_STEP`] up to [`MAX_HIDDEN`], so a wider
+//! net is loaded and played by the same binary; the built-in net has [`DEFAULT_HIDDEN`]. A net
+//! with output buckets has eight sets of output weights and biases and uses the one for the
+//! number of pieces on the board (`bucket`): the same accumulators, read differently in the
+//! opening, the middlegame and the endgame.
 //!
 //! Quantisation: feature weights and biases × QA (i16), output weights × QB (i16), output bias
 //! × QA·QB (i32); the evaluation in centipawns is `(Σ v²·w / QA + bias) · SCALE / (QA·QB)` with
-//! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an i16,
-//! which the SIMD kernel (`simd.rs`) relies on.
+//! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an
+//! i16, which the SIMD kernels (`simd.rs`) rely on.
 //!
 //! Training lives in `tools/train`; this module only reads nets (`file.rs`) and evaluates them.
 
@@ -41,8 +43,13 @@ pub fn bucket(buckets: usize, pieces: u32) -> usize {
 
 /// Features per perspective.
 pub const INPUTS: usize = 768;
-/// Accumulator width per perspective.
-pub const HIDDEN: usize = 256;
+/// The hidden width (accumulator values per perspective) of the built-in net and of `train`
+/// unless told otherwise.
+pub const DEFAULT_HIDDEN: usize = 256;
+/// The widest net the engine plays: accumulators have room for this many values.
+pub const MAX_HIDDEN: usize = 1024;
+/// Hidden widths are multiples of this (one AVX-512 register of i16 lanes).
+pub const HIDDEN_STEP: usize = 32;
 /// Quantisation of the feature transformer (the accumulator's "1.0").
 pub const QA: i32 = 255;
 /// Quantisation of the output weights.
@@ -55,8 +62,14 @@ pub const EVAL_LIMIT: i32 = 9_999;
 /// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
 pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
 
-// One half of the output layer, `Σ clamp(acc)²·w` over HIDDEN lanes, is summed in i32.
-const _: () = assert!(HIDDEN as i64 * (QA * QA) as i64 * 127 <= i32::MAX as i64);
+// The SIMD output layer sums `clamp(acc)²·w` in i32 lanes, each over a sixteenth of the hidden
+// width at most (AVX2: 8 lanes of pairs): no lane may overflow at the widest net.
+const _: () = assert!((MAX_HIDDEN / 8) as i64 * (QA * QA) as i64 * 127 <= i32::MAX as i64);
+
+/// Can a net have this hidden width?
+pub const fn valid_hidden(hidden: usize) -> bool {
+    hidden >= HIDDEN_STEP && hidden <= MAX_HIDDEN && hidden.is_multiple_of(HIDDEN_STEP)
+}
 
 /// The feature index of `piece` on `sq` from `perspective`'s side.
 #[inline]
@@ -72,10 +85,12 @@ pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
 /// A quantized network, as loaded from a net file.
 #[derive(Clone)]
 pub struct Network {
-    /// `INPUTS` columns of `HIDDEN` values each.
+    /// The hidden width: accumulator values per perspective ([`valid_hidden`]).
+    pub hidden: usize,
+    /// `INPUTS` columns of `hidden` values each.
     pub feature_weights: Vec<i16>,
     pub feature_bias: Vec<i16>,
-    /// Per output bucket: the side to move's `HIDDEN` weights, then the other side's.
+    /// Per output bucket: the side to move's `hidden` weights, then the other side's.
     pub output_weights: Vec<i16>,
     /// One bias per output bucket.
     pub output_bias: Vec<i32>,
@@ -88,7 +103,8 @@ impl std::fmt::Debug for Network {
         let checksum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
         write!(
             f,
-            "Network(768->{HIDDEN}x2->1, SCReLU, {} output buckets, checksum {checksum:016x})",
+            "Network(768->{}x2->1, SCReLU, {} output buckets, checksum {checksum:016x})",
+            self.hidden,
             self.buckets()
         )
     }
@@ -98,7 +114,7 @@ impl Network {
     /// The weights of one feature.
     #[inline]
     pub fn column(&self, feature: usize) -> &[i16] {
-        &self.feature_weights[feature * HIDDEN..(feature + 1) * HIDDEN]
+        &self.feature_weights[feature * self.hidden..(feature + 1) * self.hidden]
     }
 
     /// The number of output buckets.
@@ -107,15 +123,38 @@ impl Network {
         self.output_bias.len()
     }
 
+    /// The same net with `hidden` units, the new ones all zero: it evaluates every position
+    /// exactly as this one does, at the cost of the wider net (what a wider net costs in speed
+    /// is measured with it, on the same search tree).
+    pub fn widened(&self, hidden: usize) -> Network {
+        assert!(valid_hidden(hidden) && hidden >= self.hidden);
+        let pad = |values: &[i16], width: usize| -> Vec<i16> {
+            values
+                .chunks_exact(width)
+                .flat_map(|row| {
+                    row.iter()
+                        .copied()
+                        .chain(std::iter::repeat_n(0, hidden - width))
+                })
+                .collect()
+        };
+        Network {
+            hidden,
+            feature_weights: pad(&self.feature_weights, self.hidden),
+            feature_bias: pad(&self.feature_bias, self.hidden),
+            output_weights: pad(&self.output_weights, self.hidden),
+            output_bias: self.output_bias.clone(),
+        }
+    }
+
     /// The evaluation in centipawns for the side to move, from the two perspectives'
     /// accumulators (`us` is the side to move's), with `pieces` pieces on the board.
     #[inline]
     pub fn output(&self, kernels: simd::Kernels, us: &[i16], them: &[i16], pieces: u32) -> i32 {
+        let h = self.hidden;
         let b = bucket(self.buckets(), pieces);
-        let weights = &self.output_weights[2 * HIDDEN * b..2 * HIDDEN * (b + 1)];
-        // Each half fits an i32 (HIDDEN · QA² · 127 < 2³¹); their sum need not.
-        let sum = i64::from(kernels.screlu_dot(us, &weights[..HIDDEN]))
-            + i64::from(kernels.screlu_dot(them, &weights[HIDDEN..]));
+        let weights = &self.output_weights[2 * h * b..2 * h * (b + 1)];
+        let sum = kernels.screlu_dot(us, &weights[..h]) + kernels.screlu_dot(them, &weights[h..]);
         let cp = (sum / i64::from(QA) + i64::from(self.output_bias[b])) * i64::from(SCALE)
             / i64::from(QA * QB);
         // Within the range of static evaluations, far from mate scores.
@@ -216,7 +255,8 @@ mod tests {
     #[test]
     fn the_embedded_net_is_a_trained_net_of_this_architecture() {
         let net = file::read(DEFAULT_NET).expect("a valid net");
-        assert_eq!(DEFAULT_NET.len(), file::file_len(net.buckets()));
+        assert_eq!(net.hidden, DEFAULT_HIDDEN);
+        assert_eq!(DEFAULT_NET.len(), file::file_len(net.hidden, net.buckets()));
         let start = evaluate_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         assert!(start.abs() < 100, "start position: {start}");
         let no_black_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
@@ -250,5 +290,37 @@ mod tests {
         assert_eq!(eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"), 700);
         assert_eq!(eval("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3"), 400);
         assert_eq!(eval("8/8/4k3/8/8/4K3/8/8"), 0);
+    }
+
+    /// A net widened with zero units evaluates every position exactly as the narrower one, with
+    /// every kernel: the loops follow the net's width, the extra units count for nothing.
+    #[test]
+    fn a_widened_net_evaluates_as_the_original() {
+        let net = file::tests::sample_of(256, 8);
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8",
+        ];
+        for hidden in [288, 384, 512, 1024] {
+            let wide = net.widened(hidden);
+            assert_eq!(wide.hidden, hidden);
+            let wide = file::read(&file::write(&wide)).expect("a valid net");
+            for fen in fens {
+                let board: shakmaty::Board = fen.parse().unwrap();
+                for turn in Color::ALL {
+                    let narrow = evaluate_board(&net, &board, turn);
+                    let acc = accumulator::Accumulator::refresh(&wide, &board);
+                    for kernels in simd::Kernels::available() {
+                        let pieces = board.occupied().count() as u32;
+                        assert_eq!(
+                            acc.evaluate(&wide, kernels, turn, pieces),
+                            narrow,
+                            "{hidden} {kernels:?} {fen}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

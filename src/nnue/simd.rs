@@ -1,69 +1,129 @@
-//! The network's two hot loops, in a portable scalar version and an AVX2 version chosen at run
-//! time: adding and subtracting feature columns to update an accumulator, and the SCReLU dot
-//! product of the output layer. Every version computes exactly the same integers (i16 lanes
-//! wrap, i32 sums wrap), which `tests` check on random data and the engine's tests check on
-//! real positions.
+//! The network's two hot loops, in a portable scalar version and AVX2 and AVX-512 versions
+//! chosen at run time: adding and subtracting feature columns to update an accumulator, and the
+//! SCReLU dot product of the output layer. Every version computes exactly the same integers
+//! (i16 lanes wrap; the dot product is exact, see [`Kernels::screlu_dot`]), which `tests` check
+//! on random data of every hidden width and the engine's tests check on real positions.
+//!
+//! The hidden width is the net's (a multiple of [`HIDDEN_STEP`] up to [`MAX_HIDDEN`]), so it is
+//! known only at run time; the usual widths (256, 384, 512, 768, 1024) get loops compiled for
+//! their exact length, the others a loop over the slice's length.
+//!
+//! `SCOUT_SIMD=scalar|avx2|avx512` in the environment caps the kernels [`Kernels::detect`]
+//! chooses (to measure one path against another); the fastest the CPU has is the default.
 
-use super::{HIDDEN, QA};
+use super::{HIDDEN_STEP, MAX_HIDDEN, QA};
 
 /// Which implementation of the kernels to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kernels {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+/// Calls `$module::$function::<N>` with N the slice length when it is one of the widths compiled
+/// for, `::<0>` (the slice's own length) otherwise.
+#[cfg(target_arch = "x86_64")]
+macro_rules! sized {
+    ($n:expr, $module:ident :: $function:ident ($($arg:expr),*)) => {
+        match $n {
+            256 => $module::$function::<256>($($arg),*),
+            384 => $module::$function::<384>($($arg),*),
+            512 => $module::$function::<512>($($arg),*),
+            768 => $module::$function::<768>($($arg),*),
+            1024 => $module::$function::<1024>($($arg),*),
+            _ => $module::$function::<0>($($arg),*),
+        }
+    };
 }
 
 impl Kernels {
-    /// The fastest kernels this CPU runs.
+    /// The fastest kernels this CPU runs, capped by `SCOUT_SIMD` if it is set (read once).
     pub fn detect() -> Kernels {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Kernels::Avx2;
-        }
-        Kernels::Scalar
+        static CHOSEN: std::sync::OnceLock<Kernels> = std::sync::OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let best = *Self::available()
+                .last()
+                .expect("scalar is always available");
+            match std::env::var("SCOUT_SIMD").ok().as_deref().map(Self::named) {
+                Some(Some(cap)) => best.min(cap),
+                _ => best,
+            }
+        })
     }
 
-    /// Every implementation this CPU can run (for the tests that compare them).
+    /// The kernels a `SCOUT_SIMD` value names.
+    fn named(name: &str) -> Option<Kernels> {
+        match name.to_ascii_lowercase().as_str() {
+            "scalar" => Some(Kernels::Scalar),
+            #[cfg(target_arch = "x86_64")]
+            "avx2" => Some(Kernels::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            "avx512" => Some(Kernels::Avx512),
+            _ => None,
+        }
+    }
+
+    /// Every implementation this CPU can run, slowest first (for the tests that compare them).
     pub fn available() -> Vec<Kernels> {
         let mut all = vec![Kernels::Scalar];
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            all.push(Kernels::Avx2);
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                all.push(Kernels::Avx2);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                all.push(Kernels::Avx512);
+            }
         }
         all
     }
 
-    /// `child = parent + Σ adds − Σ subs`, lane by lane (wrapping i16).
+    /// `child = parent + Σ adds − Σ subs`, lane by lane (wrapping i16). Every slice has the
+    /// same length, a multiple of [`HIDDEN_STEP`].
     #[inline]
     pub fn update(self, parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-        // Checked here, once per call: the AVX2 loop reads HIDDEN lanes of every slice.
-        assert!(parent.len() == HIDDEN && child.len() == HIDDEN);
-        assert!(adds.iter().chain(subs).all(|c| c.len() == HIDDEN));
+        // Checked here, once per call: the SIMD loops read the whole length of every slice.
+        let n = parent.len();
+        assert!(n.is_multiple_of(HIDDEN_STEP) && child.len() == n);
+        assert!(adds.iter().chain(subs).all(|c| c.len() == n));
         match self {
             Kernels::Scalar => update_scalar(parent, child, adds, subs),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2; the lengths are checked.
-            Kernels::Avx2 => unsafe { avx2::update(parent, child, adds, subs) },
+            Kernels::Avx2 => unsafe { sized!(n, avx2::update(parent, child, adds, subs)) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx512` is only chosen when the CPU has AVX-512 F and BW; lengths checked.
+            Kernels::Avx512 => unsafe { sized!(n, avx512::update(parent, child, adds, subs)) },
         }
     }
 
-    /// `Σ clamp(acc, 0, QA)² · w` over the HIDDEN lanes, as wrapping i32 (the product
-    /// `clamp(acc)·w` is taken in i16, which the output weights' limit keeps exact).
+    /// `Σ clamp(acc, 0, QA)² · w` over the lanes. The product `clamp(acc)·w` is taken in i16
+    /// (wrapping; exact for |w| ≤ 127, which net files guarantee), the rest exactly: with
+    /// |w| ≤ 127 and at most [`MAX_HIDDEN`] lanes no SIMD partial sum leaves an i32, and the
+    /// partial sums are added in i64.
     #[inline]
-    pub fn screlu_dot(self, acc: &[i16], weights: &[i16]) -> i32 {
-        assert!(acc.len() == HIDDEN && weights.len() == HIDDEN);
+    pub fn screlu_dot(self, acc: &[i16], weights: &[i16]) -> i64 {
+        let n = acc.len();
+        assert!(n.is_multiple_of(HIDDEN_STEP) && n <= MAX_HIDDEN && weights.len() == n);
         match self {
             Kernels::Scalar => screlu_dot_scalar(acc, weights),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
-            Kernels::Avx2 => unsafe { avx2::screlu_dot(acc, weights) },
+            Kernels::Avx2 => unsafe { sized!(n, avx2::screlu_dot(acc, weights)) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Kernels::Avx512 => unsafe { sized!(n, avx512::screlu_dot(acc, weights)) },
         }
     }
 }
 
 fn update_scalar(parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-    for i in 0..HIDDEN {
+    for i in 0..parent.len() {
         let mut v = parent[i];
         for a in adds {
             v = v.wrapping_add(a[i]);
@@ -75,28 +135,35 @@ fn update_scalar(parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i
     }
 }
 
-fn screlu_dot_scalar(acc: &[i16], weights: &[i16]) -> i32 {
-    let mut sum = 0i32;
+fn screlu_dot_scalar(acc: &[i16], weights: &[i16]) -> i64 {
+    let mut sum = 0i64;
     for (&a, &w) in acc.iter().zip(weights) {
         let v = a.clamp(0, QA as i16);
         let vw = v.wrapping_mul(w);
-        sum = sum.wrapping_add(i32::from(vw) * i32::from(v));
+        sum += i64::from(i32::from(vw) * i32::from(v));
     }
     sum
 }
 
+/// 16 i16 lanes a step. `N` is the slice length, or 0 for "the slice's own length".
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{HIDDEN, QA};
+    use super::QA;
     use std::arch::x86_64::*;
 
     const LANES: usize = 16;
 
     #[target_feature(enable = "avx2")]
-    pub unsafe fn update(parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-        for chunk in 0..HIDDEN / LANES {
-            let at = chunk * LANES;
-            // SAFETY: every slice holds HIDDEN i16s (checked by the caller); unaligned loads.
+    pub unsafe fn update<const N: usize>(
+        parent: &[i16],
+        child: &mut [i16],
+        adds: &[&[i16]],
+        subs: &[&[i16]],
+    ) {
+        let n = if N == 0 { parent.len() } else { N };
+        for at in (0..n).step_by(LANES) {
+            // SAFETY: every slice holds n i16s, n a multiple of LANES (checked by the caller);
+            // unaligned loads.
             unsafe {
                 let mut v = _mm256_loadu_si256(parent.as_ptr().add(at).cast());
                 for a in adds {
@@ -111,13 +178,13 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub unsafe fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
+    pub unsafe fn screlu_dot<const N: usize>(acc: &[i16], weights: &[i16]) -> i64 {
+        let n = if N == 0 { acc.len() } else { N };
         let zero = _mm256_setzero_si256();
         let one = _mm256_set1_epi16(QA as i16);
         let mut sum = _mm256_setzero_si256();
-        for chunk in 0..HIDDEN / LANES {
-            let at = chunk * LANES;
-            // SAFETY: both slices hold HIDDEN i16s (checked by the caller).
+        for at in (0..n).step_by(LANES) {
+            // SAFETY: both slices hold n i16s (checked by the caller).
             let (a, w) = unsafe {
                 (
                     _mm256_loadu_si256(acc.as_ptr().add(at).cast()),
@@ -128,13 +195,75 @@ mod avx2 {
             let vw = _mm256_mullo_epi16(v, w);
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
         }
-        // Horizontal sum of the eight i32 lanes (wrapping, like the scalar loop).
-        let low = _mm256_castsi256_si128(sum);
-        let high = _mm256_extracti128_si256::<1>(sum);
-        let s = _mm_add_epi32(low, high);
-        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
-        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
-        _mm_cvtsi128_si32(s)
+        // The eight i32 lanes, widened to i64 and added.
+        let wide = _mm256_add_epi64(
+            _mm256_cvtepi32_epi64(_mm256_castsi256_si128(sum)),
+            _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(sum)),
+        );
+        let s = _mm_add_epi64(
+            _mm256_castsi256_si128(wide),
+            _mm256_extracti128_si256::<1>(wide),
+        );
+        _mm_cvtsi128_si64(s) + _mm_extract_epi64::<1>(s)
+    }
+}
+
+/// 32 i16 lanes a step. `N` as for AVX2.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::QA;
+    use std::arch::x86_64::*;
+
+    const LANES: usize = 32;
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn update<const N: usize>(
+        parent: &[i16],
+        child: &mut [i16],
+        adds: &[&[i16]],
+        subs: &[&[i16]],
+    ) {
+        let n = if N == 0 { parent.len() } else { N };
+        for at in (0..n).step_by(LANES) {
+            // SAFETY: every slice holds n i16s, n a multiple of LANES (checked by the caller);
+            // unaligned loads.
+            unsafe {
+                let mut v = _mm512_loadu_si512(parent.as_ptr().add(at).cast());
+                for a in adds {
+                    v = _mm512_add_epi16(v, _mm512_loadu_si512(a.as_ptr().add(at).cast()));
+                }
+                for s in subs {
+                    v = _mm512_sub_epi16(v, _mm512_loadu_si512(s.as_ptr().add(at).cast()));
+                }
+                _mm512_storeu_si512(child.as_mut_ptr().add(at).cast(), v);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn screlu_dot<const N: usize>(acc: &[i16], weights: &[i16]) -> i64 {
+        let n = if N == 0 { acc.len() } else { N };
+        let zero = _mm512_setzero_si512();
+        let one = _mm512_set1_epi16(QA as i16);
+        let mut sum = _mm512_setzero_si512();
+        for at in (0..n).step_by(LANES) {
+            // SAFETY: both slices hold n i16s (checked by the caller).
+            let (a, w) = unsafe {
+                (
+                    _mm512_loadu_si512(acc.as_ptr().add(at).cast()),
+                    _mm512_loadu_si512(weights.as_ptr().add(at).cast()),
+                )
+            };
+            let v = _mm512_min_epi16(_mm512_max_epi16(a, zero), one);
+            let vw = _mm512_mullo_epi16(v, w);
+            sum = _mm512_add_epi32(sum, _mm512_madd_epi16(vw, v));
+        }
+        // The sixteen i32 lanes, widened to i64 and added.
+        let wide = _mm512_add_epi64(
+            _mm512_cvtepi32_epi64(_mm512_castsi512_si256(sum)),
+            _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(sum)),
+        );
+        _mm512_reduce_add_epi64(wide)
     }
 }
 
@@ -144,43 +273,62 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
 
-    fn random_vec(rng: &mut StdRng, lo: i16, hi: i16) -> Vec<i16> {
-        (0..HIDDEN).map(|_| rng.random_range(lo..=hi)).collect()
+    fn random_vec(rng: &mut StdRng, n: usize, lo: i16, hi: i16) -> Vec<i16> {
+        (0..n).map(|_| rng.random_range(lo..=hi)).collect()
     }
 
-    /// Every kernel gives the scalar kernel's integers, including where lanes wrap and at the
-    /// clamp's edges.
+    /// Every kernel gives the scalar kernel's integers, at every width the engine compiles
+    /// loops for and at others, including where lanes wrap and at the clamp's edges.
     #[test]
     fn every_kernel_equals_the_scalar_one() {
         let mut rng = StdRng::seed_from_u64(5);
         let kernels = Kernels::available();
-        for round in 0..2000 {
-            let (lo, hi) = if round % 3 == 0 {
-                (i16::MIN, i16::MAX)
-            } else {
-                (-400, 400)
-            };
-            let parent = random_vec(&mut rng, lo, hi);
-            let cols: Vec<Vec<i16>> = (0..4).map(|_| random_vec(&mut rng, lo, hi)).collect();
-            let adds: Vec<&[i16]> = cols[..round % 3].iter().map(Vec::as_slice).collect();
-            let subs: Vec<&[i16]> = cols[2..2 + round % 3].iter().map(Vec::as_slice).collect();
-            let weights = random_vec(&mut rng, -127, 127);
-            let mut expected = vec![0; HIDDEN];
-            Kernels::Scalar.update(&parent, &mut expected, &adds, &subs);
-            let dot = Kernels::Scalar.screlu_dot(&parent, &weights);
-            for &k in &kernels {
-                let mut child = vec![0; HIDDEN];
-                k.update(&parent, &mut child, &adds, &subs);
-                assert_eq!(child, expected, "{k:?} update");
-                assert_eq!(k.screlu_dot(&parent, &weights), dot, "{k:?} dot");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            assert_eq!(kernels.last(), Some(&Kernels::Avx512));
+        }
+        for n in [32, 96, 256, 384, 512, 640, 768, 1024] {
+            for round in 0..400 {
+                let (lo, hi) = if round % 3 == 0 {
+                    (i16::MIN, i16::MAX)
+                } else {
+                    (-400, 400)
+                };
+                let parent = random_vec(&mut rng, n, lo, hi);
+                let cols: Vec<Vec<i16>> = (0..4).map(|_| random_vec(&mut rng, n, lo, hi)).collect();
+                let adds: Vec<&[i16]> = cols[..round % 3].iter().map(Vec::as_slice).collect();
+                let subs: Vec<&[i16]> = cols[2..2 + round % 3].iter().map(Vec::as_slice).collect();
+                let weights = random_vec(&mut rng, n, -127, 127);
+                let mut expected = vec![0; n];
+                Kernels::Scalar.update(&parent, &mut expected, &adds, &subs);
+                let dot = Kernels::Scalar.screlu_dot(&parent, &weights);
+                for &k in &kernels {
+                    let mut child = vec![0; n];
+                    k.update(&parent, &mut child, &adds, &subs);
+                    assert_eq!(child, expected, "{k:?} update, width {n}");
+                    assert_eq!(k.screlu_dot(&parent, &weights), dot, "{k:?} dot, width {n}");
+                }
+            }
+            // The largest sum the output layer can meet: every lane at QA, every weight at
+            // ±127. Exact in every kernel, beyond the i32 range at the larger widths.
+            for w in [127i16, -127] {
+                let acc = vec![QA as i16; n];
+                let weights = vec![w; n];
+                let exact = i64::from(QA * QA) * i64::from(w) * n as i64;
+                for &k in &kernels {
+                    assert_eq!(k.screlu_dot(&acc, &weights), exact, "{k:?}, width {n}");
+                }
             }
         }
-        // The scalar dot product is the plain formula where nothing wraps.
-        let acc = vec![300i16; HIDDEN];
-        let w = vec![2i16; HIDDEN];
-        assert_eq!(
-            Kernels::Scalar.screlu_dot(&acc, &w),
-            (QA * QA * 2) * HIDDEN as i32
-        );
+    }
+
+    /// `SCOUT_SIMD` names the kernels; anything else names none.
+    #[test]
+    fn kernels_are_named() {
+        assert_eq!(Kernels::named("scalar"), Some(Kernels::Scalar));
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(Kernels::named("AVX512"), Some(Kernels::Avx512));
+        assert_eq!(Kernels::named("neon3"), None);
+        assert!(Kernels::available().contains(&Kernels::detect()));
     }
 }

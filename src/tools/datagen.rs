@@ -186,10 +186,7 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
 /// A record's identity for the duplicate count: the position without its score, result,
 /// clocks and flags.
 fn hash_record(record: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    record[..25].hash(&mut h);
-    h.finish()
+    Packed(record.try_into().expect("32 bytes")).position_key()
 }
 
 fn summary(config: &Config, p: &Progress) {

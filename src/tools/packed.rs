@@ -106,10 +106,12 @@ impl Packed {
         ))
     }
 
-    /// The squares with their piece codes, in square order.
+    /// The squares with their piece codes, in square order (at most 32: the record holds no
+    /// more).
     fn codes(&self) -> impl Iterator<Item = (Square, u8)> + '_ {
         self.occupancy()
             .into_iter()
+            .take(32)
             .enumerate()
             .map(|(i, sq)| (sq, (self.0[8 + i / 2] >> (4 * (i % 2))) & 15))
     }
@@ -123,6 +125,27 @@ impl Packed {
             });
             (sq, piece)
         })
+    }
+
+    /// Can the record be unpacked? At most 32 pieces and no unknown piece code: what a torn or
+    /// foreign file breaks (`position` checks the rest, the rules of chess).
+    pub fn is_valid(&self) -> bool {
+        self.occupancy().count() <= 32 && self.codes().all(|(_, code)| code <= 13)
+    }
+
+    /// The number of pieces on the board (kings included).
+    pub fn piece_count(&self) -> u32 {
+        self.occupancy().count() as u32
+    }
+
+    /// The position's identity for duplicate counts: a 64-bit hash of the board, side to
+    /// move, castling rights and en passant square (the record without clocks, score, result
+    /// and flags).
+    pub fn position_key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0[..25].hash(&mut h);
+        h.finish()
     }
 
     /// Does either side keep a castling right?
@@ -157,6 +180,9 @@ impl Packed {
 
     /// Unpacks the position itself (Chess960 castling mode, which also reads standard castling).
     pub fn position(&self) -> Result<Chess, String> {
+        if self.occupancy().count() > 32 {
+            return Err("more than 32 pieces".to_string());
+        }
         let mut board = Board::empty();
         let mut rights = Bitboard::EMPTY;
         for (i, sq) in self.occupancy().into_iter().enumerate() {
@@ -183,6 +209,72 @@ impl Packed {
                 .expect("at least 1");
         Chess::from_setup(setup, CastlingMode::Chess960).map_err(|e| e.to_string())
     }
+}
+
+/// A file's whole records, read a block at a time (a file of any size in bounded memory); a
+/// torn record at the end (a writer still at work) is left out.
+pub struct Blocks {
+    file: std::io::BufReader<std::fs::File>,
+    left: u64,
+    block: usize,
+    bytes: Vec<u8>,
+    records: Vec<Packed>,
+}
+
+impl Blocks {
+    /// Opens `path` for blocks of at most `block` records.
+    pub fn open(path: &str, block: usize) -> std::io::Result<Blocks> {
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Blocks {
+            file: std::io::BufReader::with_capacity(1 << 20, file),
+            left: len / RECORD as u64,
+            block: block.max(1),
+            bytes: Vec::new(),
+            records: Vec::new(),
+        })
+    }
+
+    /// The records not read yet.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// The next block of records (empty at the end of the file).
+    pub fn next_block(&mut self) -> std::io::Result<&[Packed]> {
+        use std::io::Read;
+        let n = self.left.min(self.block as u64) as usize;
+        self.bytes.resize(n * RECORD, 0);
+        self.file.read_exact(&mut self.bytes)?;
+        self.left -= n as u64;
+        self.records.clear();
+        self.records.extend(
+            self.bytes
+                .chunks_exact(RECORD)
+                .map(|c| Packed(c.try_into().expect("32 bytes"))),
+        );
+        Ok(&self.records)
+    }
+}
+
+/// Appends records `start..start + count` of the file at `path` to `out`.
+pub fn read_range(
+    path: &str,
+    start: u64,
+    count: usize,
+    out: &mut Vec<Packed>,
+) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(start * RECORD as u64))?;
+    let mut bytes = vec![0u8; count * RECORD];
+    file.read_exact(&mut bytes)?;
+    out.extend(
+        bytes
+            .chunks_exact(RECORD)
+            .map(|c| Packed(c.try_into().expect("32 bytes"))),
+    );
+    Ok(())
 }
 
 /// Reads all whole records of a file.
@@ -285,5 +377,29 @@ mod tests {
         assert_eq!(complete_length(&bytes), 5 * RECORD);
         assert_eq!(count_games(&bytes[..complete_length(&bytes)]), 2);
         assert_eq!(complete_length(&bytes[..2 * RECORD]), 0);
+
+        // Read in blocks and by range, the torn record left out.
+        let dir = std::env::temp_dir().join(format!("scout-packed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.bin").to_string_lossy().into_owned();
+        std::fs::write(&path, &bytes).unwrap();
+        let mut blocks = Blocks::open(&path, 4).unwrap();
+        assert_eq!(blocks.left(), 6);
+        assert_eq!(blocks.next_block().unwrap(), &[a, a, end, a]);
+        assert_eq!(blocks.next_block().unwrap(), &[end, a]);
+        assert!(blocks.next_block().unwrap().is_empty());
+        let mut range = vec![end];
+        read_range(&path, 2, 3, &mut range).unwrap();
+        assert_eq!(range, [end, end, a, end]);
+        assert!(read_range(&path, 4, 3, &mut range).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Records that cannot be unpacked.
+        assert!(a.is_valid());
+        let mut many = a;
+        many.0[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(!many.is_valid());
+        let mut code = a;
+        code.0[8] = 0xE0;
+        assert!(!code.is_valid());
     }
 }

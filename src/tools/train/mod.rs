@@ -4,14 +4,21 @@
 //! gradient of its share of the batch; the shares are added in a fixed order, so a run is
 //! reproducible for a given `--seed` and `--threads`, also across `--resume`). The learning rate
 //! follows a cosine from `--lr` towards `--lr-end` (a fraction of it, 5% unless told) over the
-//! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told. After every
-//! epoch the loss on the held-out games is printed, the quantized net is written to `--out` and
-//! a checkpoint (float weights and Adam's moments) to `--out`.ckpt, from which `--resume`
-//! continues; `--stop-after` ends a run early on purpose, so that a long schedule can be trained
-//! in slices.
+//! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told.
+//! `--hidden` sets the width (any the engine plays: a multiple of 32 up to 1024); `--init NET`
+//! starts from a net's weights, grown to `--hidden` if it is narrower
+//! (`model::Params::widened`). After every epoch the
+//! loss on the held-out games is printed with the speed and the memory used, the quantized net
+//! is written to `--out` and a checkpoint (float weights and Adam's moments) to `--out`.ckpt,
+//! from which `--resume` continues; `--stop-after` ends a run early on purpose, so that a long
+//! schedule can be trained in slices.
+//!
+//! Memory: positions stay 32-byte records until a batch decodes them (`data.rs`); data beyond
+//! `--memory` is streamed from the files in windows (`stream.rs`).
 
 pub mod data;
 pub mod model;
+pub mod stream;
 
 use std::time::Instant;
 
@@ -19,8 +26,12 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
-use data::Samples;
+use data::{Positions, TrainingSet};
 use model::{Adam, Params};
+
+/// Bytes of memory a training position takes: its record and two shuffle entries (itself and
+/// its mirrored copy).
+pub const BYTES_PER_POSITION: usize = crate::tools::packed::RECORD + 8;
 
 /// What `scout train` does.
 #[derive(Clone, Debug)]
@@ -46,15 +57,22 @@ pub struct Config {
     pub buckets: usize,
     /// Also train on every position without castling rights mirrored left to right.
     pub mirror: bool,
+    /// The most training positions held in memory at once (`--memory` MB divided by
+    /// [`BYTES_PER_POSITION`]): more are streamed from the files in windows of this many.
+    pub max_positions: usize,
     pub resume: bool,
     /// Start from this net file's weights instead of random ones (a fresh schedule and Adam
-    /// state: fine-tuning an earlier generation on new data). `--resume` takes precedence.
+    /// state: fine-tuning an earlier generation on new data), grown to `hidden` units if the net
+    /// is narrower. `--resume` takes precedence.
     pub init: Option<String>,
     /// Stop this run after this many epochs of the schedule (`--resume` continues it later):
     /// a long run can be trained in slices.
     pub stop_after: Option<u32>,
     pub progress: bool,
 }
+
+/// `--memory` unless told: 8,000 MB, 200 million positions.
+pub const DEFAULT_MEMORY_MB: usize = 8_000;
 
 impl Default for Config {
     fn default() -> Self {
@@ -73,11 +91,12 @@ impl Default for Config {
             validation_every: 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 1,
-            hidden: crate::nnue::HIDDEN,
+            hidden: crate::nnue::DEFAULT_HIDDEN,
             // Eight buckets did not pay on generation 1's 2.4M positions: -12.7 +/- 33.5 Elo
             // against the same data without (docs/results.md, session 8).
             buckets: 1,
             mirror: true,
+            max_positions: DEFAULT_MEMORY_MB * 1_000_000 / BYTES_PER_POSITION,
             resume: false,
             init: None,
             stop_after: None,
@@ -101,24 +120,22 @@ pub fn learning_rate(lr: f32, end: f32, epoch: u32, epochs: u32) -> f32 {
     lr * (end + (1.0 - end) * 0.5 * (1.0 + (std::f32::consts::PI * t).cos()))
 }
 
-/// The mean loss over `samples`, on `threads` threads.
-fn parallel_loss(p: &Params, samples: &Samples, lambda: f32, threads: usize) -> f64 {
-    if samples.is_empty() {
+/// The mean loss over `positions` (not mirrored), on `threads` threads.
+fn parallel_loss(p: &Params, positions: &Positions, lambda: f32, threads: usize) -> f64 {
+    if positions.is_empty() {
         return f64::NAN;
     }
-    let idx: Vec<u32> = (0..samples.len() as u32).collect();
-    let chunk = idx.len().div_ceil(threads.max(1));
+    let chunk = positions.len().div_ceil(threads.max(1));
     let total: f64 = std::thread::scope(|s| {
-        let handles: Vec<_> = idx
-            .chunks(chunk)
-            .map(|part| {
+        let handles: Vec<_> = (0..positions.len())
+            .step_by(chunk)
+            .map(|from| {
                 s.spawn(move || {
                     let mut acc = vec![0.0; 2 * p.hidden];
-                    part.iter()
-                        .map(|&i| {
-                            let loss =
-                                model::position_loss(p, samples, i as usize, lambda, &mut acc);
-                            f64::from(loss)
+                    (from..(from + chunk).min(positions.len()))
+                        .map(|i| {
+                            let sample = positions.sample(i);
+                            f64::from(model::position_loss(p, &sample, lambda, &mut acc))
                         })
                         .sum::<f64>()
                 })
@@ -129,22 +146,21 @@ fn parallel_loss(p: &Params, samples: &Samples, lambda: f32, threads: usize) -> 
             .map(|h| h.join().expect("loss thread"))
             .sum()
     });
-    total / samples.len() as f64
+    total / positions.len() as f64
 }
 
-/// Trains on already loaded samples. Writes the net and checkpoint after each epoch when
-/// `write` is set.
-pub fn train(
-    config: &Config,
-    train: &Samples,
-    valid: &Samples,
-    write: bool,
-) -> Result<Summary, String> {
-    if train.is_empty() {
-        return Err("no training positions".to_string());
-    }
+/// The process's peak resident memory in MB (Linux; `None` elsewhere).
+pub fn peak_memory_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// The parameters and Adam's state a run starts from, and the epochs already done.
+fn start(config: &Config) -> Result<(Params, Adam, u32), String> {
     let checkpoint = format!("{}.ckpt", config.out);
-    let (mut params, mut adam, first_epoch) = if config.resume {
+    if config.resume {
         let (p, a, e) = model::load_checkpoint(&checkpoint)?;
         if (p.hidden, p.buckets) != (config.hidden, config.buckets) {
             return Err(format!(
@@ -155,38 +171,105 @@ pub fn train(
         if config.progress {
             eprintln!("resuming from {checkpoint} after epoch {e}");
         }
-        (p, a, e)
+        Ok((p, a, e))
     } else if let Some(path) = &config.init {
         let net = crate::nnue::file::load(path)?;
-        if (crate::nnue::HIDDEN, net.buckets()) != (config.hidden, config.buckets) {
+        if net.hidden > config.hidden || net.buckets() != config.buckets {
             return Err(format!(
-                "{path}: hidden width {} and {} buckets, not {} and {}",
-                crate::nnue::HIDDEN,
+                "{path}: hidden width {} and {} buckets, not {} (or fewer) and {}",
+                net.hidden,
                 net.buckets(),
                 config.hidden,
                 config.buckets
             ));
         }
         if config.progress {
-            eprintln!("starting from the weights of {path}");
+            let grown = if net.hidden < config.hidden {
+                format!(", grown from {} to {} units", net.hidden, config.hidden)
+            } else {
+                String::new()
+            };
+            eprintln!("starting from the weights of {path}{grown}");
         }
-        (
-            model::dequantize(&net),
+        Ok((
+            model::dequantize(&net).widened(config.hidden, config.seed),
             Adam::new(config.hidden, config.buckets),
             0,
-        )
+        ))
     } else {
-        (
+        Ok((
             Params::random(config.hidden, config.buckets, config.seed),
             Adam::new(config.hidden, config.buckets),
             0,
-        )
-    };
+        ))
+    }
+}
+
+/// One Adam step on the batch `entries` of `positions`, the gradient summed over `threads`
+/// shares in a fixed order; returns the batch's summed loss.
+fn step(
+    config: &Config,
+    params: &mut Params,
+    adam: &mut Adam,
+    grads: &mut [Params],
+    positions: &Positions,
+    entries: &[u32],
+    lr: f32,
+) -> f64 {
+    let chunk = entries.len().div_ceil(grads.len());
+    let p = &*params;
+    let losses: Vec<f64> = std::thread::scope(|s| {
+        let handles: Vec<_> = entries
+            .chunks(chunk)
+            .zip(grads.iter_mut())
+            .map(|(part, g)| {
+                s.spawn(move || {
+                    g.values.fill(0.0);
+                    model::batch_gradient(p, positions, part, config.lambda, g)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("gradient thread"))
+            .collect()
+    });
+    let used = entries.len().div_ceil(chunk);
+    let (first, rest) = grads.split_at_mut(1);
+    for g in &rest[..used - 1] {
+        for (a, b) in first[0].values.iter_mut().zip(&g.values) {
+            *a += b;
+        }
+    }
+    let inv = 1.0 / entries.len() as f32;
+    for a in first[0].values.iter_mut() {
+        *a *= inv;
+    }
+    adam.update(params, &first[0], lr, config.weight_decay);
+    losses.iter().sum()
+}
+
+/// Trains on `data` (validating on `valid`). Writes the net and checkpoint after each epoch
+/// when `write` is set.
+pub fn train(
+    config: &Config,
+    data: &TrainingSet,
+    valid: &Positions,
+    write: bool,
+) -> Result<Summary, String> {
+    if let TrainingSet::Memory(positions) = data
+        && positions.is_empty()
+    {
+        return Err("no training positions".to_string());
+    }
+    let checkpoint = format!("{}.ckpt", config.out);
+    let (mut params, mut adam, first_epoch) = start(config)?;
     let threads = config.threads.max(1);
     let mut grads: Vec<Params> = (0..threads)
         .map(|_| Params::zeros(config.hidden, config.buckets))
         .collect();
-    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let mut order: Vec<u32> = Vec::new();
+    let mut window = Positions::default();
     let mut summary = Summary {
         params: params.clone(),
         train_losses: Vec::new(),
@@ -202,57 +285,68 @@ pub fn train(
         // Each epoch's order depends on the seed and the epoch alone, so a resumed run
         // continues exactly as the uninterrupted one.
         let mut rng = StdRng::seed_from_u64(config.seed ^ (u64::from(epoch) << 32));
-        order
-            .iter_mut()
-            .enumerate()
-            .for_each(|(i, o)| *o = i as u32);
-        order.shuffle(&mut rng);
-        let mut loss_sum = 0.0f64;
-        for batch in order.chunks(config.batch.max(1)) {
-            let chunk = batch.len().div_ceil(threads);
-            let p = &params;
-            let losses: Vec<f64> = std::thread::scope(|s| {
-                let handles: Vec<_> = batch
-                    .chunks(chunk)
-                    .zip(grads.iter_mut())
-                    .map(|(part, g)| {
-                        s.spawn(move || {
-                            g.values.fill(0.0);
-                            model::batch_gradient(p, train, part, config.lambda, g)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("gradient thread"))
-                    .collect()
-            });
-            loss_sum += losses.iter().sum::<f64>();
-            let used = batch.len().div_ceil(chunk);
-            let (first, rest) = grads.split_at_mut(1);
-            for g in &rest[..used - 1] {
-                for (a, b) in first[0].values.iter_mut().zip(&g.values) {
-                    *a += b;
+        let (windows, chunk_order) = match data {
+            TrainingSet::Memory(_) => (1, Vec::new()),
+            TrainingSet::Stream(s) => (s.windows(), s.order(&mut rng)),
+        };
+        let (mut loss_sum, mut seen) = (0.0f64, 0u64);
+        let mut reading = 0.0f64;
+        let mut last_report = Instant::now();
+        for w in 0..windows {
+            let positions = match data {
+                TrainingSet::Memory(p) => p,
+                TrainingSet::Stream(s) => {
+                    let read = Instant::now();
+                    s.load(&chunk_order, w, &mut window)?;
+                    reading += read.elapsed().as_secs_f64();
+                    &window
+                }
+            };
+            positions.entries(config.mirror, &mut order);
+            order.shuffle(&mut rng);
+            for batch in order.chunks(config.batch.max(1)) {
+                loss_sum += step(
+                    config,
+                    &mut params,
+                    &mut adam,
+                    &mut grads,
+                    positions,
+                    batch,
+                    lr,
+                );
+                seen += batch.len() as u64;
+                if config.progress && last_report.elapsed().as_secs() >= 60 {
+                    last_report = Instant::now();
+                    eprintln!(
+                        "  epoch {}: window {}/{windows}, {seen} positions, {:.0} positions/s",
+                        epoch + 1,
+                        w + 1,
+                        seen as f64 / epoch_start.elapsed().as_secs_f64()
+                    );
                 }
             }
-            let inv = 1.0 / batch.len() as f32;
-            for a in first[0].values.iter_mut() {
-                *a *= inv;
-            }
-            adam.update(&mut params, &first[0], lr, config.weight_decay);
         }
-        let train_loss = loss_sum / train.len() as f64;
+        let train_secs = epoch_start.elapsed().as_secs_f64();
+        if seen == 0 {
+            return Err("no training positions".to_string());
+        }
+        let train_loss = loss_sum / seen as f64;
         let valid_loss = parallel_loss(&params, valid, config.lambda, threads);
-        let secs = epoch_start.elapsed().as_secs_f64();
         summary.train_losses.push(train_loss);
         summary.validation_losses.push(valid_loss);
         if config.progress {
+            let memory = peak_memory_mb().map_or(String::new(), |mb| format!("  peak {mb} MB"));
+            let read = if windows > 1 {
+                format!(" ({windows} windows, {reading:.0}s reading)")
+            } else {
+                String::new()
+            };
             eprintln!(
                 "epoch {:>3}/{}  lr {lr:.6}  train loss {train_loss:.6}  validation loss \
-                 {valid_loss:.6}  {:.0} positions/s  {:.0}s",
+                 {valid_loss:.6}  {:.0} positions/s{read}  {:.0}s{memory}",
                 epoch + 1,
                 config.epochs,
-                train.len() as f64 / secs,
+                seen as f64 / train_secs,
                 start.elapsed().as_secs_f64()
             );
         }
@@ -270,15 +364,17 @@ pub fn train(
     Ok(summary)
 }
 
-/// `scout train`: loads the data, trains, writes the net.
+/// `scout train`: reads the data, trains, writes the net.
 pub fn run(config: &Config) -> Result<(), String> {
     if config.inputs.is_empty() {
         return Err("no data files given".to_string());
     }
-    if config.hidden != crate::nnue::HIDDEN {
+    if !crate::nnue::valid_hidden(config.hidden) {
         return Err(format!(
-            "the engine's hidden width is {}",
-            crate::nnue::HIDDEN
+            "--hidden {}: the engine plays widths that are multiples of {} up to {}",
+            config.hidden,
+            crate::nnue::HIDDEN_STEP,
+            crate::nnue::MAX_HIDDEN
         ));
     }
     if !crate::nnue::BUCKET_COUNTS.contains(&config.buckets) {
@@ -301,16 +397,29 @@ pub fn run(config: &Config) -> Result<(), String> {
         ));
     }
     let loading = Instant::now();
-    let (train_set, valid_set) =
-        data::load(&config.inputs, config.validation_every, config.mirror)?;
+    let data = data::open(
+        &config.inputs,
+        config.validation_every,
+        config.max_positions,
+    )?;
     if config.progress {
+        let held = match &data.train {
+            TrainingSet::Memory(_) => "all in memory".to_string(),
+            TrainingSet::Stream(s) => format!(
+                "more than --memory holds: streamed in {} windows of up to {} positions",
+                s.windows(),
+                s.window_capacity()
+            ),
+        };
         eprintln!(
-            "{} training and {} validation positions loaded in {:.1}s; {} output buckets, \
-             lambda {}, batch {}, lr {} (cosine to {}% of it), weight decay {}, {} epochs, \
-             {} threads, seed {}",
-            train_set.len(),
-            valid_set.len(),
+            "{} training and {} validation positions ({} games) read in {:.1}s, {held}; \
+             hidden {}, {} output buckets, lambda {}, batch {}, lr {} (cosine to {}% of it), \
+             weight decay {}, {} epochs, {} threads, seed {}",
+            data.train_positions,
+            data.valid.len(),
+            data.games,
             loading.elapsed().as_secs_f64(),
+            config.hidden,
             config.buckets,
             config.lambda,
             config.batch,
@@ -322,7 +431,7 @@ pub fn run(config: &Config) -> Result<(), String> {
             config.seed
         );
     }
-    let summary = train(config, &train_set, &valid_set, true)?;
+    let summary = train(config, &data.train, &data.valid, true)?;
     if config.progress {
         eprintln!(
             "wrote {} (final train loss {:.6}, validation loss {:.6})",
@@ -343,13 +452,13 @@ mod tests {
     use super::*;
     use crate::tools::packed::{Outcome, Packed};
     use rand::RngExt;
-    use shakmaty::{Chess, Color, Position, Role};
+    use shakmaty::{Chess, Position, Role};
 
     /// Positions from random games, scored by material (White's view) and labelled with a
     /// result that agrees with the material most of the time: a signal a net can learn.
-    fn material_samples(count: usize, seed: u64) -> Samples {
+    pub(crate) fn material_samples(count: usize, seed: u64) -> Positions {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut samples = Samples::default();
+        let mut samples = Positions::default();
         let value = |r: Role| [0, 100, 300, 310, 500, 900, 0][r as usize];
         while samples.len() < count {
             let mut pos = Chess::default();
@@ -382,6 +491,11 @@ mod tests {
         samples
     }
 
+    /// The same as a training set in memory.
+    fn material_set(count: usize, seed: u64) -> TrainingSet {
+        TrainingSet::Memory(material_samples(count, seed))
+    }
+
     /// The analytic gradient of one position's loss equals central finite differences, for
     /// weights of every part of the network, with one output bucket and with eight (where the
     /// other buckets' outputs get no gradient).
@@ -402,14 +516,19 @@ mod tests {
             }
             let loss = |p: &Params, i: usize| {
                 let mut acc = vec![0.0; 2 * hidden];
-                f64::from(model::position_loss(p, &samples, i, lambda, &mut acc))
+                f64::from(model::position_loss(
+                    p,
+                    &samples.sample(i),
+                    lambda,
+                    &mut acc,
+                ))
             };
             let mut compared = 0;
             for i in 0..samples.len() {
                 let mut grad = Params::zeros(hidden, buckets);
                 let mut acc = vec![0.0; 2 * hidden];
-                model::backward(&p, &samples, i, lambda, &mut acc, &mut grad);
-                let feature = samples.white_features(i)[0] as usize;
+                model::backward(&p, &samples.sample(i), lambda, &mut acc, &mut grad);
+                let feature = samples.sample(i).white_features()[0] as usize;
                 let mut probes: Vec<usize> = (0..hidden).map(|k| feature * hidden + k).collect();
                 probes.extend((0..hidden).map(|k| p.b1_at() + k));
                 probes.extend(p.w2_at()..p.values.len());
@@ -438,7 +557,7 @@ mod tests {
     /// A few thousand positions train to a falling loss in seconds.
     #[test]
     fn training_lowers_the_loss() {
-        let train_set = material_samples(3000, 2);
+        let train_set = material_set(3000, 2);
         let valid_set = material_samples(500, 3);
         let config = Config {
             epochs: 8,
@@ -495,7 +614,7 @@ mod tests {
         for (before, after) in p.values.iter().zip(&decayed.values) {
             assert!((after - 0.98 * before).abs() <= 1e-7, "{before} -> {after}");
         }
-        let train_set = material_samples(1500, 8);
+        let train_set = material_set(1500, 8);
         let valid_set = material_samples(200, 9);
         let config = Config {
             epochs: 4,
@@ -535,7 +654,7 @@ mod tests {
         ] {
             let bad = Config {
                 inputs: vec!["/nonexistent/data.bin".to_string()],
-                hidden: crate::nnue::HIDDEN,
+                hidden: crate::nnue::DEFAULT_HIDDEN,
                 ..bad
             };
             let err = run(&bad).unwrap_err();
@@ -555,7 +674,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("scout-init-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-        let train_set = material_samples(1500, 10);
+        let train_set = material_set(1500, 10);
         let valid_set = material_samples(200, 11);
         let base = Config {
             out: path("base.nnue"),
@@ -606,6 +725,46 @@ mod tests {
             };
             assert!(train(&other, &train_set, &valid_set, false).is_err());
         }
+        // A narrower net than --hidden is grown: the grown parameters compute exactly what the
+        // net does, and a run from them starts where the net was, the new units learning.
+        let narrow = model::dequantize(&net);
+        let grown = narrow.widened(384, 5);
+        let (mut a, mut b) = (vec![0.0; 2 * 256], vec![0.0; 2 * 384]);
+        for i in 0..valid_set.len() {
+            let s = valid_set.sample(i);
+            assert_eq!(
+                model::forward(&narrow, &s, &mut a),
+                model::forward(&grown, &s, &mut b)
+            );
+        }
+        let from_grown = train(
+            &Config {
+                init: Some(base.out.clone()),
+                hidden: 384,
+                ..one_epoch.clone()
+            },
+            &train_set,
+            &valid_set,
+            false,
+        )
+        .unwrap();
+        let grown_loss = from_grown.validation_losses[0];
+        assert!(
+            grown_loss < 1.2 * done && grown_loss < 0.8 * random,
+            "first epoch grown from the net {grown_loss}, the net {done}"
+        );
+        let w2 = from_grown.params.w2_at();
+        assert!(
+            from_grown.params.values[w2 + 256..w2 + 384]
+                .iter()
+                .any(|&w| w != 0.0)
+        );
+        let narrower = Config {
+            init: Some(base.out.clone()),
+            hidden: 128,
+            ..one_epoch.clone()
+        };
+        assert!(train(&narrower, &train_set, &valid_set, false).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -616,7 +775,7 @@ mod tests {
     fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
         let dir = std::env::temp_dir().join(format!("scout-resume-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let train_set = material_samples(1500, 6);
+        let train_set = material_set(1500, 6);
         let valid_set = material_samples(200, 7);
         let config = |name: &str| Config {
             out: dir.join(name).to_str().unwrap().to_string(),
@@ -657,6 +816,77 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Data beyond the memory budget is streamed in windows; such a run learns, and stopped
+    /// and resumed it ends exactly as the uninterrupted run. `run` itself trains from the
+    /// files a net of another width that the engine reads.
+    #[test]
+    fn a_streamed_run_learns_and_resumes_exactly() {
+        let dir = data::tests::temp_dir("streamed");
+        let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        // Games of ten positions.
+        let records = material_samples(3000, 12).records;
+        let bytes: Vec<u8> = records
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                let mut r = *r;
+                r.0[31] = u8::from(i % 10 == 9);
+                r.0
+            })
+            .collect();
+        std::fs::write(path("d.bin"), bytes).unwrap();
+        let inputs = vec![path("d.bin")];
+        let data = data::open(&inputs, 10, 400).unwrap();
+        let TrainingSet::Stream(stream) = &data.train else {
+            panic!("3000 positions do not fit 400")
+        };
+        assert!(stream.windows() >= 7);
+        assert!(data.valid.len() > 150);
+        let config = |name: &str| Config {
+            out: path(name),
+            epochs: 4,
+            batch: 128,
+            lr: 0.004,
+            hidden: 32,
+            threads: 2,
+            progress: false,
+            ..Config::default()
+        };
+        let before = parallel_loss(&Params::random(32, 1, 1), &data.valid, 0.0, 2);
+        let whole = train(&config("whole.nnue"), &data.train, &data.valid, true).unwrap();
+        let after = *whole.validation_losses.last().unwrap();
+        assert!(after < 0.5 * before, "validation loss {before} -> {after}");
+        let first = Config {
+            stop_after: Some(1),
+            ..config("sliced.nnue")
+        };
+        train(&first, &data.train, &data.valid, true).unwrap();
+        let second = Config {
+            resume: true,
+            ..config("sliced.nnue")
+        };
+        let rest = train(&second, &data.train, &data.valid, true).unwrap();
+        assert_eq!(rest.params, whole.params);
+        assert_eq!(rest.validation_losses[..], whole.validation_losses[1..]);
+        // The command: a 64-wide net, streamed, read back by the engine.
+        let command = Config {
+            inputs,
+            epochs: 1,
+            hidden: 64,
+            max_positions: 500,
+            ..config("run.nnue")
+        };
+        run(&command).unwrap();
+        let net = crate::nnue::file::load(&command.out).unwrap();
+        assert_eq!(net.hidden, 64);
+        let refused = run(&Config {
+            hidden: 100,
+            ..command.clone()
+        });
+        assert!(refused.unwrap_err().contains("--hidden 100"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Checkpoints round-trip (weights, Adam's moments and step, epochs done) with one bucket
     /// and eight; a checkpoint of the format before output buckets reads as one bucket; a
     /// truncated one is refused.
@@ -694,27 +924,35 @@ mod tests {
 
     /// The engine's quantized evaluation agrees with the trainer's float network: within 1.5 cp
     /// of the float network with the quantized weights (integer arithmetic), and within 8 cp on
-    /// average, 40 cp at most, of the unquantized one (on positions within ±1000 cp).
+    /// average, 40 cp at most, of the unquantized one (on positions within ±1000 cp); with one
+    /// output bucket and eight, at the built-in net's width and at 384 (the next step). The net
+    /// goes through its file, and the engine's incremental evaluation along random moves from
+    /// the checked positions equals its evaluation from scratch.
     #[test]
     fn quantized_net_matches_the_float_net() {
-        for buckets in crate::nnue::BUCKET_COUNTS {
-            quantized_net_matches_the_float_net_with(buckets);
+        for (hidden, buckets) in [(256, 1), (256, 8), (384, 1)] {
+            quantized_net_matches_the_float_net_with(hidden, buckets);
         }
     }
 
-    fn quantized_net_matches_the_float_net_with(buckets: usize) {
-        let train_set = material_samples(3000, 4);
+    fn quantized_net_matches_the_float_net_with(hidden: usize, buckets: usize) {
+        use crate::nnue::accumulator::AccumulatorStack;
+        let train_set = material_set(3000, 4);
         let config = Config {
             epochs: 4,
             batch: 256,
             lr: 0.003,
             threads: 2,
+            hidden,
             buckets,
+            mirror: false,
             progress: false,
             ..Config::default()
         };
-        let summary = train(&config, &train_set, &Samples::default(), false).unwrap();
-        let net = model::quantize(&summary.params);
+        let summary = train(&config, &train_set, &Positions::default(), false).unwrap();
+        let bytes = crate::nnue::file::write(&model::quantize(&summary.params));
+        let net = crate::nnue::file::read(&bytes).unwrap();
+        assert_eq!((net.hidden, net.buckets()), (hidden, buckets));
         // The quantized weights read back as floats: what the engine computes, up to integer
         // rounding.
         let mut dequantized = summary.params.clone();
@@ -736,47 +974,58 @@ mod tests {
         let mut acc = vec![0.0; 2 * config.hidden];
         let mut compared = 0;
         let mut worst = 0.0f32;
+        let net = std::sync::Arc::new(net);
+        let mut stack = AccumulatorStack::new(net.clone(), 8);
+        let mut rng = StdRng::seed_from_u64(hidden as u64);
+        let mut incremental = 0;
         for i in 0..check.len() {
+            let sample = check.sample(i);
             let float_cp =
-                model::forward(&summary.params, &check, i, &mut acc) * crate::nnue::SCALE as f32;
+                model::forward(&summary.params, &sample, &mut acc) * crate::nnue::SCALE as f32;
+            let pos = check.records[i].position().unwrap();
+            let engine_cp = crate::nnue::evaluate_board(&net, pos.board(), pos.turn());
+            // Incremental updates along a few random moves equal a refresh.
+            stack.reset(&pos);
+            let mut line = pos.clone();
+            for ply in 1..8 {
+                let moves = line.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[rng.random_range(0..moves.len())];
+                stack.push(ply, Some(m), line.turn());
+                line.play_unchecked(m);
+                let scratch = crate::nnue::evaluate_board(&net, line.board(), line.turn());
+                assert_eq!(stack.evaluate(ply, &line), scratch, "{hidden}");
+                incremental += 1;
+            }
             if float_cp.abs() > 1000.0 {
                 continue;
             }
-            // Rebuild the board from the features and evaluate it the engine's way.
-            let mut board = shakmaty::Board::empty();
-            for &f in check.white_features(i) {
-                let f = f as usize;
-                let color = if f / 384 == 0 {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                let role = Role::try_from((f / 64 % 6 + 1) as u8).unwrap();
-                board.set_piece_at(shakmaty::Square::new((f % 64) as u32), role.of(color));
-            }
-            let turn = if check.black[i] {
-                Color::Black
-            } else {
-                Color::White
-            };
-            let engine_cp = crate::nnue::evaluate_board(&net, &board, turn);
             let dequantized_cp =
-                model::forward(&dequantized, &check, i, &mut acc) * crate::nnue::SCALE as f32;
+                model::forward(&dequantized, &sample, &mut acc) * crate::nnue::SCALE as f32;
             worst_rounding = worst_rounding.max((engine_cp as f32 - dequantized_cp).abs());
             worst = worst.max((engine_cp as f32 - float_cp).abs());
             total += (engine_cp as f32 - float_cp).abs();
             compared += 1;
         }
         assert!(compared > 200, "only {compared} positions compared");
+        assert!(
+            incremental > 2000,
+            "only {incremental} incremental evaluations"
+        );
         let mean = total / compared as f32;
         assert!(
             worst_rounding <= 1.5,
-            "integer rounding: largest difference {worst_rounding} cp"
+            "{hidden}: integer rounding: largest difference {worst_rounding} cp"
         );
         assert!(
             mean <= 8.0 && worst <= 40.0,
-            "quantisation: mean difference {mean} cp, largest {worst} cp"
+            "{hidden}: quantisation: mean difference {mean} cp, largest {worst} cp"
         );
-        eprintln!("quantisation: mean {mean} cp, largest {worst} cp; rounding {worst_rounding} cp");
+        eprintln!(
+            "hidden {hidden}, {buckets} buckets: quantisation mean {mean} cp, largest {worst} cp; \
+             rounding {worst_rounding} cp"
+        );
     }
 }

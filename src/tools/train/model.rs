@@ -10,7 +10,7 @@
 //! sigmoid(score / EVAL_SCALE). Only the columns of active features get gradients (sparse
 //! first layer); Adam then updates every parameter once per batch.
 
-use super::data::Samples;
+use super::data::{Positions, Sample};
 use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE, bucket};
 
 /// Centipawns that make one unit of the logistic in the loss (a score of +400 ≈ 73%).
@@ -53,6 +53,40 @@ impl Params {
         p
     }
 
+    /// The same network with `hidden` units (at least as many): the new units' first-layer
+    /// weights random (from `seed`, as [`Params::random`] draws them), their bias and output
+    /// weights zero. It computes exactly what this one does, and training moves the new units
+    /// from there (their output weights get gradients at once): a net grown a step.
+    pub fn widened(&self, hidden: usize, seed: u64) -> Params {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let old = self.hidden;
+        assert!(hidden >= old);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut p = Params::zeros(hidden, self.buckets);
+        let r1 = 1.0 / (32.0f32).sqrt();
+        for f in 0..INPUTS {
+            let column = &mut p.values[f * hidden..(f + 1) * hidden];
+            column[..old].copy_from_slice(&self.values[f * old..(f + 1) * old]);
+            for w in &mut column[old..] {
+                *w = rng.random_range(-r1..r1) * 0.5;
+            }
+        }
+        let (b1, old_b1) = (p.b1_at(), self.b1_at());
+        p.values[b1..b1 + old].copy_from_slice(&self.values[old_b1..old_b1 + old]);
+        for b in 0..self.buckets {
+            let (to, _) = p.output_at(b);
+            let (from, _) = self.output_at(b);
+            for half in 0..2 {
+                p.values[to + half * hidden..to + half * hidden + old]
+                    .copy_from_slice(&self.values[from + half * old..from + (half + 1) * old]);
+            }
+        }
+        let (b2, old_b2) = (p.b2_at(), self.b2_at());
+        p.values[b2..].copy_from_slice(&self.values[old_b2..]);
+        p
+    }
+
     pub fn b1_at(&self) -> usize {
         INPUTS * self.hidden
     }
@@ -72,10 +106,10 @@ impl Params {
     }
 }
 
-/// The training target of position `i`.
+/// The training target of a position.
 #[inline]
-pub fn target(samples: &Samples, i: usize, lambda: f32) -> f32 {
-    lambda * samples.result[i] + (1.0 - lambda) * sigmoid(samples.score[i] / EVAL_SCALE)
+pub fn target(s: &Sample, lambda: f32) -> f32 {
+    lambda * s.result + (1.0 - lambda) * sigmoid(s.score / EVAL_SCALE)
 }
 
 #[inline]
@@ -83,16 +117,16 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The network's output (`out`, in units of SCALE centipawns) for position `i`; fills `acc`
+/// The network's output (`out`, in units of SCALE centipawns) for a position; fills `acc`
 /// (2 × hidden: side to move's perspective first) on the way.
 #[inline(always)]
-pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 {
+pub fn forward(p: &Params, s: &Sample, acc: &mut [f32]) -> f32 {
     let h = p.hidden;
     let v = &p.values;
     let (us, them) = acc.split_at_mut(h);
     us.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
     them.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
-    for (fu, ft) in samples.perspective_features(i) {
+    for (fu, ft) in s.perspective_features() {
         let cu = &v[fu as usize * h..fu as usize * h + h];
         let ct = &v[ft as usize * h..ft as usize * h + h];
         for k in 0..h {
@@ -100,7 +134,7 @@ pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 
             them[k] += ct[k];
         }
     }
-    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, samples.pieces(i)));
+    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, s.pieces()));
     let w2 = &v[w2_at..w2_at + 2 * h];
     let mut out = v[b2_at];
     for k in 0..2 * h {
@@ -110,25 +144,18 @@ pub fn forward(p: &Params, samples: &Samples, i: usize, acc: &mut [f32]) -> f32 
     out
 }
 
-/// Adds the gradient of position `i`'s loss to `grad`; returns the loss.
+/// Adds the gradient of a position's loss to `grad`; returns the loss.
 #[inline(always)]
-pub fn backward(
-    p: &Params,
-    samples: &Samples,
-    i: usize,
-    lambda: f32,
-    acc: &mut [f32],
-    grad: &mut Params,
-) -> f32 {
+pub fn backward(p: &Params, s: &Sample, lambda: f32, acc: &mut [f32], grad: &mut Params) -> f32 {
     let h = p.hidden;
-    let out = forward(p, samples, i, acc);
+    let out = forward(p, s, acc);
     let scale = SCALE as f32 / EVAL_SCALE;
     let pred = sigmoid(out * scale);
-    let t = target(samples, i, lambda);
+    let t = target(s, lambda);
     let err = pred - t;
     let g_out = 2.0 * err * pred * (1.0 - pred) * scale;
     let b1_at = p.b1_at();
-    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, samples.pieces(i)));
+    let (w2_at, b2_at) = p.output_at(bucket(p.buckets, s.pieces()));
     grad.values[b2_at] += g_out;
     // Gradient at the accumulators, reusing `acc` for it.
     let w2 = &p.values[w2_at..w2_at + 2 * h];
@@ -149,7 +176,7 @@ pub fn backward(
     for k in 0..h {
         grad.values[b1_at + k] += g_us[k] + g_them[k];
     }
-    for (fu, ft) in samples.perspective_features(i) {
+    for (fu, ft) in s.perspective_features() {
         let cu = &mut grad.values[fu as usize * h..fu as usize * h + h];
         for k in 0..h {
             cu[k] += g_us[k];
@@ -162,19 +189,21 @@ pub fn backward(
     err * err
 }
 
-/// Gradient (summed, not averaged) and summed loss over `indices`.
+/// Gradient (summed, not averaged) and summed loss over the positions of `entries`
+/// (`Positions::entry`).
 #[inline(always)]
 fn batch_generic(
     p: &Params,
-    samples: &Samples,
-    indices: &[u32],
+    positions: &Positions,
+    entries: &[u32],
     lambda: f32,
     grad: &mut Params,
 ) -> f64 {
     let mut acc = vec![0.0; 2 * p.hidden];
     let mut loss = 0.0f64;
-    for &i in indices {
-        loss += f64::from(backward(p, samples, i as usize, lambda, &mut acc, grad));
+    for &e in entries {
+        let s = positions.entry(e);
+        loss += f64::from(backward(p, &s, lambda, &mut acc, grad));
     }
     loss
 }
@@ -183,34 +212,34 @@ fn batch_generic(
 #[target_feature(enable = "avx2,fma")]
 fn batch_avx2(
     p: &Params,
-    samples: &Samples,
-    indices: &[u32],
+    positions: &Positions,
+    entries: &[u32],
     lambda: f32,
     grad: &mut Params,
 ) -> f64 {
-    batch_generic(p, samples, indices, lambda, grad)
+    batch_generic(p, positions, entries, lambda, grad)
 }
 
-/// Gradient and loss over `indices`, compiled for AVX2 when the CPU has it.
+/// Gradient and loss over `entries`, compiled for AVX2 when the CPU has it.
 pub fn batch_gradient(
     p: &Params,
-    samples: &Samples,
-    indices: &[u32],
+    positions: &Positions,
+    entries: &[u32],
     lambda: f32,
     grad: &mut Params,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function was compiled for.
-        return unsafe { batch_avx2(p, samples, indices, lambda, grad) };
+        return unsafe { batch_avx2(p, positions, entries, lambda, grad) };
     }
-    batch_generic(p, samples, indices, lambda, grad)
+    batch_generic(p, positions, entries, lambda, grad)
 }
 
-/// The loss of position `i` (no gradient); fills `acc` as [`forward`] does.
-pub fn position_loss(p: &Params, samples: &Samples, i: usize, lambda: f32, acc: &mut [f32]) -> f32 {
-    let out = forward(p, samples, i, acc);
-    let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(samples, i, lambda);
+/// The loss of a position (no gradient); fills `acc` as [`forward`] does.
+pub fn position_loss(p: &Params, s: &Sample, lambda: f32, acc: &mut [f32]) -> f32 {
+    let out = forward(p, s, acc);
+    let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(s, lambda);
     e * e
 }
 
@@ -261,13 +290,14 @@ impl Adam {
     }
 }
 
-/// The engine's quantized network from float parameters (the hidden width must be the
-/// engine's).
+/// The engine's quantized network from float parameters (the hidden width must be one the
+/// engine plays: `nnue::valid_hidden`).
 pub fn quantize(p: &Params) -> Network {
-    assert_eq!(p.hidden, nnue::HIDDEN, "the engine's hidden width");
+    assert!(nnue::valid_hidden(p.hidden), "hidden width {}", p.hidden);
     let q = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
     let v = &p.values;
     Network {
+        hidden: p.hidden,
         feature_weights: v[..p.b1_at()].iter().map(|&x| q(x, QA)).collect(),
         feature_bias: v[p.b1_at()..p.w2_at()].iter().map(|&x| q(x, QA)).collect(),
         output_weights: v[p.w2_at()..p.b2_at()].iter().map(|&x| q(x, QB)).collect(),
@@ -281,7 +311,7 @@ pub fn quantize(p: &Params) -> Network {
 /// The float parameters a quantized network stands for (the inverse of [`quantize`], so
 /// `quantize(&dequantize(net))` is `net` again): where `--init` starts a run.
 pub fn dequantize(net: &Network) -> Params {
-    let mut p = Params::zeros(nnue::HIDDEN, net.buckets());
+    let mut p = Params::zeros(net.hidden, net.buckets());
     let (qa, qb) = (QA as f32, QB as f32);
     let values = net
         .feature_weights
