@@ -17,6 +17,8 @@ pub mod tablebase;
 pub mod threads;
 pub mod time;
 pub mod tools;
+#[cfg(feature = "training")]
+pub mod training;
 pub mod tt;
 pub mod uci;
 pub mod wdl;

@@ -19,6 +19,8 @@ fn usage() -> ExitCode {
     eprintln!("                                  fixed-depth search over the bench positions");
     eprintln!("                                  (with the built-in net, or the net file NET)");
     eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
+    eprintln!("       scout spsa                 the tunable parameters as OpenBench SPSA input");
+    eprintln!("                                  (a build with --features tune)");
     eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
     eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
     eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]");
@@ -41,119 +43,24 @@ fn usage() -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Command-line arguments split into positional ones and `--name value` pairs.
-type Arguments = (Vec<String>, Vec<(String, String)>);
-
-/// Reads `--name value` options; other arguments are returned as positional.
-fn options(args: &[String]) -> Result<Arguments, String> {
-    let mut positional = Vec::new();
-    let mut named = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if let Some(name) = a.strip_prefix("--") {
-            let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
-            named.push((name.to_string(), value.clone()));
-        } else {
-            positional.push(a.clone());
+/// `scout spsa`: in a tuning build, every tunable parameter as a line of OpenBench's SPSA input
+/// (`name, int, value, min, max, c_end, r_end`), the step as `c_end` and 0.002 as `r_end`.
+fn spsa() -> ExitCode {
+    if cfg!(feature = "tune") {
+        for p in scout::params::TABLE {
+            println!(
+                "{}, int, {}, {}, {}, {}, 0.002",
+                p.name, p.default, p.min, p.max, p.step
+            );
         }
-    }
-    Ok((positional, named))
-}
-
-fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("--{name}: not a valid number: {value}"))
-}
-
-fn datagen(args: &[String]) -> Result<(), String> {
-    let (positional, named) = options(args)?;
-    if !positional.is_empty() {
-        return Err(format!("unexpected argument {}", positional[0]));
-    }
-    let mut config = scout::tools::datagen::Config::default();
-    for (name, value) in named {
-        match name.as_str() {
-            "games" => config.games = number(&name, &value)?,
-            "nodes" => config.nodes = number(&name, &value)?,
-            "threads" => config.threads = number(&name, &value)?,
-            "random-plies" => config.random_plies = number(&name, &value)?,
-            "seed" => config.seed = number(&name, &value)?,
-            "out" => config.out = value,
-            "net" => {
-                config.net = Arc::new(scout::nnue::file::load(&value)?);
-            }
-            _ => return Err(format!("unknown option --{name}")),
-        }
-    }
-    let n = scout::tools::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
-    eprintln!("wrote {n} positions to {}", config.out);
-    Ok(())
-}
-
-fn convert(args: &[String]) -> Result<(), String> {
-    let (inputs, named) = options(args)?;
-    let mut out = None;
-    for (name, value) in named {
-        match name.as_str() {
-            "out" => out = Some(value),
-            _ => return Err(format!("unknown option --{name}")),
-        }
-    }
-    let out = out.ok_or("convert needs --out FILE")?;
-    if inputs.is_empty() {
-        return Err("convert needs at least one PGN file".to_string());
-    }
-    let mut stats = scout::tools::convert::Stats::default();
-    let result = scout::tools::convert::run(&inputs, &out, &mut stats);
-    if let Err(e) = &result {
-        eprintln!("convert: {e}");
-        eprintln!("convert: up to there, {stats}");
+        ExitCode::SUCCESS
+    } else {
         eprintln!(
-            "convert: {} positions appended to {out} (the games before the error)",
-            stats.kept
+            "spsa: the parameters are UCI options only in a tuning build: \
+             cargo build --release --features tune"
         );
-        // Already said: nothing more to print.
-        return Err(String::new());
+        ExitCode::from(2)
     }
-    eprintln!("convert: {stats}");
-    eprintln!("convert: {} positions appended to {out}", stats.kept);
-    Ok(())
-}
-
-fn train(args: &[String]) -> Result<(), String> {
-    let (positional, named) = options(args)?;
-    let mut config = scout::tools::train::Config {
-        inputs: positional,
-        ..Default::default()
-    };
-    for (name, value) in named {
-        match name.as_str() {
-            "epochs" => config.epochs = number(&name, &value)?,
-            "lr" => config.lr = number(&name, &value)?,
-            "lr-end" => config.lr_end = number(&name, &value)?,
-            "weight-decay" => config.weight_decay = number(&name, &value)?,
-            "lambda" => config.lambda = number(&name, &value)?,
-            "batch" => config.batch = number(&name, &value)?,
-            "threads" => config.threads = number(&name, &value)?,
-            "seed" => config.seed = number(&name, &value)?,
-            "validation" => config.validation_every = number(&name, &value)?,
-            "resume" => config.resume = number(&name, &value)?,
-            "init" => config.init = Some(value),
-            "stop-after" => config.stop_after = Some(number(&name, &value)?),
-            "mirror" => config.mirror = number(&name, &value)?,
-            "buckets" => config.buckets = number(&name, &value)?,
-            "hidden" => config.hidden = number(&name, &value)?,
-            "memory" => {
-                let mb: usize = number(&name, &value)?;
-                config.max_positions =
-                    mb.saturating_mul(1_000_000) / scout::tools::train::BYTES_PER_POSITION;
-            }
-            "out" => config.out = value,
-            _ => return Err(format!("unknown option --{name}")),
-        }
-    }
-    scout::tools::train::run(&config)
 }
 
 fn main() -> ExitCode {
@@ -211,45 +118,16 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some("data") => match scout::tools::datasummary::run(&args[1..]) {
-            Ok(report) => {
-                print!("{report}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                usage()
-            }
-        },
-        Some("wdl-fit") => match scout::tools::wdlfit::run(&args[1..], 3000) {
-            Ok(report) => {
-                print!("{report}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                usage()
-            }
-        },
-        Some(tool @ ("datagen" | "train")) => {
-            let run = if tool == "datagen" { datagen } else { train };
-            match run(&args[1..]) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("{e}");
-                    usage()
-                }
-            }
+        #[cfg(feature = "training")]
+        Some(tool @ ("datagen" | "convert" | "data" | "train" | "wdl-fit")) => {
+            scout::training::cli::run(tool, &args[1..], usage).unwrap_or_else(usage)
         }
-        Some("convert") => match convert(&args[1..]) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                if !e.is_empty() {
-                    eprintln!("convert: {e}");
-                }
-                ExitCode::FAILURE
-            }
-        },
+        #[cfg(not(feature = "training"))]
+        Some("datagen" | "convert" | "data" | "train" | "wdl-fit") => {
+            eprintln!("this build has no training tools: build it with the default features");
+            ExitCode::from(2)
+        }
+        Some("spsa") => spsa(),
         Some("-h" | "--help" | "help") => usage(),
         Some(_) => {
             Engine::new(Arc::new(SharedFlags::default())).run_lines(&args);

@@ -5,7 +5,7 @@
 //! the draw taking the rest; `m` is the material on the board (pawn 1, knight and bishop 3,
 //! rook 5, queen 9, both sides, clamped to 10..78) and `a`, `b` are cubics in `m / 58`. `a` is
 //! the score at which a win becomes as likely as not, `b` how quickly it becomes certain. The
-//! coefficients are fitted by `scout wdl-fit` (`tools/wdlfit.rs`) to the results of the data
+//! coefficients are fitted by `scout wdl-fit` (`training/wdlfit.rs`) to the results of the data
 //! generator's games; the README gives the data, the fit and its check on held-back games.
 
 use shakmaty::{Board, Role};

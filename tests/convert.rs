@@ -6,11 +6,12 @@
 //! from fastchess's engine log (`*.expected`: position, bestmove, last score printed), and the
 //! standard games rewritten the way cutechess-cli and OpenBench write their comments
 //! (tests/data/pgn/fixtures.py says how each was made).
+#![cfg(feature = "training")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use scout::tools::packed::{self, GAME_END, Outcome, Packed};
+use scout::training::packed::{self, GAME_END, Outcome, Packed};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position};

@@ -400,9 +400,10 @@ fn command_line_bench_with_one_and_several_threads() {
 }
 
 /// `scout data FILE`: the summary of a data file, on stdout.
+#[cfg(feature = "training")]
 #[test]
 fn command_line_data_summary() {
-    use scout::tools::packed::{GAME_END, Outcome, Packed};
+    use scout::training::packed::{GAME_END, Outcome, Packed};
     let dir = std::env::temp_dir().join(format!("scout-data-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("d.bin").to_string_lossy().into_owned();

@@ -18,7 +18,7 @@
 //! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an
 //! i16, which the SIMD kernels (`simd.rs`) rely on.
 //!
-//! Training lives in `tools/train`; this module only reads nets (`file.rs`) and evaluates them.
+//! Training lives in `training/train`; this module only reads nets (`file.rs`) and evaluates them.
 
 pub mod accumulator;
 pub mod file;

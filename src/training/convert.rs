@@ -1,7 +1,7 @@
 //! Match games as training data (`scout convert PGN... --out FILE`).
 //!
 //! Reads PGNs written by fastchess, cutechess-cli or OpenBench (games in [`crate::tools::pgn`])
-//! and writes the positions in the 32-byte records of [`crate::tools::packed`], with the same
+//! and writes the positions in the 32-byte records of [`crate::training::packed`], with the same
 //! filter as `datagen`: a position is kept when the move played from it has a score comment,
 //! is not a book move, is neither a capture nor a promotion, the side to move is not in check
 //! and the score is not a mate. The score comment is the match runner's `score/depth ...`
@@ -17,8 +17,8 @@ use std::io::{BufReader, BufWriter, Write};
 
 use shakmaty::{Chess, Position as _};
 
-use crate::tools::packed::{self, GAME_END, Outcome, Packed};
 use crate::tools::pgn::{Game, Games};
+use crate::training::packed::{self, GAME_END, Outcome, Packed};
 
 /// A move's score comment, read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use crate::tools::packed::{Blocks, GAME_END, Outcome};
+use crate::training::packed::{Blocks, GAME_END, Outcome};
 
 /// Score buckets: below −1000, 20 buckets of 100 cp from −1000 to +1000, +1000 and above.
 pub const SCORE_BUCKETS: usize = 22;
@@ -272,7 +272,7 @@ const _: () = assert!(Outcome::Loss as usize == 0 && Outcome::Win as usize == 2)
 mod tests {
     use super::*;
     use crate::position::Position;
-    use crate::tools::packed::Packed;
+    use crate::training::packed::Packed;
     use shakmaty::CastlingMode;
 
     fn record(fen: &str, score: i32, outcome: Outcome, end: bool) -> Packed {

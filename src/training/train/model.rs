@@ -346,9 +346,7 @@ pub fn save_checkpoint(
     for x in p.values.iter().chain(&adam.m.values).chain(&adam.v.values) {
         out.extend_from_slice(&x.to_le_bytes());
     }
-    let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, &out)?;
-    std::fs::rename(&tmp, path)
+    crate::training::write_atomically(path, &out)
 }
 
 /// Reads a checkpoint written by [`save_checkpoint`] (or by the trainer before output buckets):

@@ -13,10 +13,12 @@
 //! from which `--resume` continues; `--stop-after` ends a run early on purpose, so that a long
 //! schedule can be trained in slices.
 //!
-//! Memory: positions stay 32-byte records until a batch decodes them (`data.rs`); data beyond
-//! `--memory` is streamed from the files in windows (`stream.rs`).
+//! Memory: positions stay 32-byte records until a batch decodes them (`data.rs`); the files are
+//! read and split by game in `load.rs`, and data beyond `--memory` is streamed from them in
+//! windows (`stream.rs`).
 
 pub mod data;
+pub mod load;
 pub mod model;
 pub mod stream;
 
@@ -26,12 +28,13 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
-use data::{Positions, TrainingSet};
+use data::Positions;
+use load::TrainingSet;
 use model::{Adam, Params};
 
 /// Bytes of memory a training position takes: its record and two shuffle entries (itself and
 /// its mirrored copy).
-pub const BYTES_PER_POSITION: usize = crate::tools::packed::RECORD + 8;
+pub const BYTES_PER_POSITION: usize = crate::training::packed::RECORD + 8;
 
 /// What `scout train` does.
 #[derive(Clone, Debug)]
@@ -352,9 +355,7 @@ pub fn train(
         }
         if write {
             let net = model::quantize(&params);
-            let tmp = format!("{}.tmp", config.out);
-            std::fs::write(&tmp, crate::nnue::file::write(&net))
-                .and_then(|()| std::fs::rename(&tmp, &config.out))
+            crate::training::write_atomically(&config.out, &crate::nnue::file::write(&net))
                 .map_err(|e| format!("{}: {e}", config.out))?;
             model::save_checkpoint(&checkpoint, &params, &adam, epoch + 1)
                 .map_err(|e| format!("{checkpoint}: {e}"))?;
@@ -397,7 +398,7 @@ pub fn run(config: &Config) -> Result<(), String> {
         ));
     }
     let loading = Instant::now();
-    let data = data::open(
+    let data = load::open(
         &config.inputs,
         config.validation_every,
         config.max_positions,
@@ -450,7 +451,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::packed::{Outcome, Packed};
+    use crate::training::packed::{Outcome, Packed};
     use rand::RngExt;
     use shakmaty::{Chess, Position, Role};
 
@@ -821,7 +822,7 @@ mod tests {
     /// files a net of another width that the engine reads.
     #[test]
     fn a_streamed_run_learns_and_resumes_exactly() {
-        let dir = data::tests::temp_dir("streamed");
+        let dir = load::tests::temp_dir("streamed");
         let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
         // Games of ten positions.
         let records = material_samples(3000, 12).records;
@@ -836,7 +837,7 @@ mod tests {
             .collect();
         std::fs::write(path("d.bin"), bytes).unwrap();
         let inputs = vec![path("d.bin")];
-        let data = data::open(&inputs, 10, 400).unwrap();
+        let data = load::open(&inputs, 10, 400).unwrap();
         let TrainingSet::Stream(stream) = &data.train else {
             panic!("3000 positions do not fit 400")
         };

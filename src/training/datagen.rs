@@ -4,7 +4,7 @@
 //! ([`crate::tools::openings`]: a few uniformly random plies, then a short search), then a soft node
 //! budget per move until the game ends by the rules or by adjudication. Quiet positions
 //! (side to move not in check, best move neither a capture nor a promotion, no mate score)
-//! are appended to the output in the 32-byte format of [`crate::tools::packed`], with the
+//! are appended to the output in the 32-byte format of [`crate::training::packed`], with the
 //! search's score and the game's result, a whole game at a time. Running the same command
 //! again continues an interrupted run: an unfinished game at the end of the file is cut off,
 //! the games already there count towards `--games`, and the random openings are drawn from a
@@ -27,7 +27,7 @@ use crate::score::MATE_BOUND;
 use crate::search::{Limits, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
 use crate::tools::openings::{self, Recipe};
-use crate::tools::packed::{self, GAME_END, Outcome, Packed};
+use crate::training::packed::{self, GAME_END, Outcome, Packed};
 use crate::tt::TranspositionTable;
 
 /// What `scout datagen` does.

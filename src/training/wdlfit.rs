@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use shakmaty::{Color, Role};
 
-use crate::tools::packed::{self, GAME_END, Outcome};
+use crate::training::packed::{self, GAME_END, Outcome};
 use crate::wdl;
 
 /// Positions with one material count and score, with their results (side to move's view).

@@ -10,7 +10,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::data::{Positions, is_validation_game};
-use crate::tools::packed::{GAME_END, read_range};
+use crate::training::packed::{GAME_END, read_range};
 
 /// Records `start..start + len` of file `file`; `first_game` is the number of the game its
 /// first record belongs to.
@@ -38,7 +38,7 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// `chunks` of `paths` (as `data::open` cut them), in windows of at most `max_positions`.
+    /// `chunks` of `paths` (as `load::open` cut them), in windows of at most `max_positions`.
     pub fn new(
         paths: Vec<String>,
         chunks: Vec<Chunk>,
@@ -102,9 +102,9 @@ impl Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::super::data::{TrainingSet, open, tests::temp_dir};
+    use super::super::load::{TrainingSet, open, tests::temp_dir};
     use super::*;
-    use crate::tools::packed::{Outcome, Packed};
+    use crate::training::packed::{Outcome, Packed};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use shakmaty::Chess;

@@ -1,0 +1,151 @@
+//! The training tools' command lines: `scout datagen`, `convert`, `data`, `train` and
+//! `wdl-fit`, each read from its `--name value` options into its tool's configuration.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Runs the training tool `tool` with `args`; `None` when `tool` is not one of them. A bad
+/// argument prints what is wrong and `usage`.
+pub fn run(tool: &str, args: &[String], usage: fn() -> ExitCode) -> Option<ExitCode> {
+    let report = |result: Result<String, String>| match result {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            usage()
+        }
+    };
+    Some(match tool {
+        "datagen" => report(datagen(args).map(|()| String::new())),
+        "train" => report(train(args).map(|()| String::new())),
+        "data" => report(super::datasummary::run(args)),
+        "wdl-fit" => report(super::wdlfit::run(args, 3000)),
+        "convert" => match convert(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                if !e.is_empty() {
+                    eprintln!("convert: {e}");
+                }
+                ExitCode::FAILURE
+            }
+        },
+        _ => return None,
+    })
+}
+
+/// Command-line arguments split into positional ones and `--name value` pairs.
+type Arguments = (Vec<String>, Vec<(String, String)>);
+
+/// Reads `--name value` options; other arguments are returned as positional.
+fn options(args: &[String]) -> Result<Arguments, String> {
+    let mut positional = Vec::new();
+    let mut named = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(name) = a.strip_prefix("--") {
+            let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+            named.push((name.to_string(), value.clone()));
+        } else {
+            positional.push(a.clone());
+        }
+    }
+    Ok((positional, named))
+}
+
+fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("--{name}: not a valid number: {value}"))
+}
+
+fn datagen(args: &[String]) -> Result<(), String> {
+    let (positional, named) = options(args)?;
+    if !positional.is_empty() {
+        return Err(format!("unexpected argument {}", positional[0]));
+    }
+    let mut config = super::datagen::Config::default();
+    for (name, value) in named {
+        match name.as_str() {
+            "games" => config.games = number(&name, &value)?,
+            "nodes" => config.nodes = number(&name, &value)?,
+            "threads" => config.threads = number(&name, &value)?,
+            "random-plies" => config.random_plies = number(&name, &value)?,
+            "seed" => config.seed = number(&name, &value)?,
+            "out" => config.out = value,
+            "net" => {
+                config.net = Arc::new(crate::nnue::file::load(&value)?);
+            }
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    let n = super::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
+    eprintln!("wrote {n} positions to {}", config.out);
+    Ok(())
+}
+
+fn convert(args: &[String]) -> Result<(), String> {
+    let (inputs, named) = options(args)?;
+    let mut out = None;
+    for (name, value) in named {
+        match name.as_str() {
+            "out" => out = Some(value),
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    let out = out.ok_or("convert needs --out FILE")?;
+    if inputs.is_empty() {
+        return Err("convert needs at least one PGN file".to_string());
+    }
+    let mut stats = super::convert::Stats::default();
+    let result = super::convert::run(&inputs, &out, &mut stats);
+    if let Err(e) = &result {
+        eprintln!("convert: {e}");
+        eprintln!("convert: up to there, {stats}");
+        eprintln!(
+            "convert: {} positions appended to {out} (the games before the error)",
+            stats.kept
+        );
+        // Already said: nothing more to print.
+        return Err(String::new());
+    }
+    eprintln!("convert: {stats}");
+    eprintln!("convert: {} positions appended to {out}", stats.kept);
+    Ok(())
+}
+
+fn train(args: &[String]) -> Result<(), String> {
+    let (positional, named) = options(args)?;
+    let mut config = super::train::Config {
+        inputs: positional,
+        ..Default::default()
+    };
+    for (name, value) in named {
+        match name.as_str() {
+            "epochs" => config.epochs = number(&name, &value)?,
+            "lr" => config.lr = number(&name, &value)?,
+            "lr-end" => config.lr_end = number(&name, &value)?,
+            "weight-decay" => config.weight_decay = number(&name, &value)?,
+            "lambda" => config.lambda = number(&name, &value)?,
+            "batch" => config.batch = number(&name, &value)?,
+            "threads" => config.threads = number(&name, &value)?,
+            "seed" => config.seed = number(&name, &value)?,
+            "validation" => config.validation_every = number(&name, &value)?,
+            "resume" => config.resume = number(&name, &value)?,
+            "init" => config.init = Some(value),
+            "stop-after" => config.stop_after = Some(number(&name, &value)?),
+            "mirror" => config.mirror = number(&name, &value)?,
+            "buckets" => config.buckets = number(&name, &value)?,
+            "hidden" => config.hidden = number(&name, &value)?,
+            "memory" => {
+                let mb: usize = number(&name, &value)?;
+                config.max_positions =
+                    mb.saturating_mul(1_000_000) / super::train::BYTES_PER_POSITION;
+            }
+            "out" => config.out = value,
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    super::train::run(&config)
+}

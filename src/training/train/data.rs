@@ -1,0 +1,200 @@
+//! Training positions as the trainer holds them: the 32-byte records themselves (`Positions`),
+//! decoded one at a time into features when a batch needs them (`Sample`), so a position costs
+//! 32 bytes of memory plus 4 of shuffle index (8 with its mirrored copy), and the rule that
+//! holds a game out for validation (`is_validation_game`). Reading the files is `load.rs`'s.
+
+use arrayvec::ArrayVec;
+use shakmaty::Color;
+
+use crate::nnue::feature;
+use crate::training::packed::Packed;
+
+/// One position decoded for training.
+pub struct Sample {
+    /// White-perspective feature indices (Black's are derived).
+    white: ArrayVec<u16, 32>,
+    /// Black to move?
+    pub black: bool,
+    /// The search score from the side to move's point of view.
+    pub score: f32,
+    /// The result from the side to move's point of view (0, ½, 1).
+    pub result: f32,
+}
+
+impl Sample {
+    /// Decodes a record; mirrored left to right (files a-h swapped) when `mirror` is set: the
+    /// same chess when no castling right is left, so the same score and result.
+    pub fn new(p: &Packed, mirror: bool) -> Sample {
+        let mut white = ArrayVec::new();
+        for (sq, piece) in p.pieces() {
+            let sq = if mirror { sq.flip_horizontal() } else { sq };
+            white.push(feature(Color::White, piece, sq) as u16);
+        }
+        let black = p.turn() == Color::Black;
+        let white_score = f32::from(p.score());
+        let white_result = p.outcome().score();
+        Sample {
+            white,
+            black,
+            score: if black { -white_score } else { white_score },
+            result: if black {
+                1.0 - white_result
+            } else {
+                white_result
+            },
+        }
+    }
+
+    /// The features as pairs (side to move's view, the other side's view).
+    #[inline]
+    pub fn perspective_features(&self) -> impl Iterator<Item = (u16, u16)> + '_ {
+        let black = self.black;
+        self.white.iter().map(move |&f| {
+            if black {
+                (black_view(f), f)
+            } else {
+                (f, black_view(f))
+            }
+        })
+    }
+
+    /// The number of pieces (kings included): one feature each.
+    #[inline]
+    pub fn pieces(&self) -> u32 {
+        self.white.len() as u32
+    }
+
+    /// The features from White's perspective.
+    #[inline]
+    pub fn white_features(&self) -> &[u16] {
+        &self.white
+    }
+}
+
+/// The same feature seen from Black's side: colours swapped, board mirrored rank-wise.
+#[inline]
+pub fn black_view(white_feature: u16) -> u16 {
+    let f = white_feature as usize;
+    let (kind, sq) = (f / 64, f % 64);
+    let swapped = (kind + 6) % 12;
+    (swapped * 64 + (sq ^ 56)) as u16
+}
+
+/// Positions in memory, as records. An epoch visits them through entries: `index << 1`, plus 1
+/// for the position mirrored left to right.
+#[derive(Clone, Debug, Default)]
+pub struct Positions {
+    pub records: Vec<Packed>,
+}
+
+/// The most positions one `Positions` holds (an entry keeps the index in 31 bits).
+pub const MAX_POSITIONS: usize = (1 << 31) - 1;
+
+impl Positions {
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    pub fn push(&mut self, p: &Packed) {
+        self.records.push(*p);
+    }
+
+    /// Position `i`, decoded.
+    #[inline]
+    pub fn sample(&self, i: usize) -> Sample {
+        Sample::new(&self.records[i], false)
+    }
+
+    /// The position an entry stands for, decoded.
+    #[inline]
+    pub fn entry(&self, entry: u32) -> Sample {
+        Sample::new(&self.records[(entry >> 1) as usize], entry & 1 == 1)
+    }
+
+    /// The entries of an epoch in `out`: every position, and with `mirror` every position
+    /// without castling rights a second time, mirrored.
+    pub fn entries(&self, mirror: bool, out: &mut Vec<u32>) {
+        assert!(self.len() <= MAX_POSITIONS);
+        out.clear();
+        for (i, r) in self.records.iter().enumerate() {
+            out.push((i as u32) << 1);
+            if mirror && !r.has_castling_rights() {
+                out.push((i as u32) << 1 | 1);
+            }
+        }
+    }
+}
+
+/// Is game number `game` (counted across the files in order, from 0) held out? One game in
+/// `every`, by a hash of its number; none with 0.
+#[inline]
+pub fn is_validation_game(game: u64, every: u64) -> bool {
+    every > 0
+        && game
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .is_multiple_of(every)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::training::packed::{GAME_END, Outcome};
+    use shakmaty::{CastlingMode, Chess, Piece, Role, Square};
+
+    /// Positions without castling rights are also learnt mirrored left to right; positions
+    /// with one are not.
+    #[test]
+    fn mirroring_adds_the_file_mirror_of_positions_without_castling() {
+        let fen_pos = |fen: &str| {
+            crate::position::Position::from_fen(fen, CastlingMode::Standard)
+                .unwrap()
+                .chess()
+                .clone()
+        };
+        let quiet = fen_pos("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1");
+        let castling = Chess::default();
+        let mut positions = Positions::default();
+        positions.push(&Packed::new(&quiet, 35, Outcome::Win, GAME_END));
+        positions.push(&Packed::new(&castling, 10, Outcome::Draw, GAME_END));
+        let mut entries = Vec::new();
+        positions.entries(true, &mut entries);
+        assert_eq!(entries, [0, 1, 2]);
+        positions.entries(false, &mut entries);
+        assert_eq!(entries, [0, 2]);
+        let (plain, mirrored) = (positions.entry(0), positions.entry(1));
+        let mut a: Vec<u16> = mirrored
+            .white_features()
+            .iter()
+            .map(|&f| (f / 64 * 64) + ((f % 64) ^ 7))
+            .collect();
+        let mut b = plain.white_features().to_vec();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        assert_ne!(mirrored.white_features(), plain.white_features());
+        assert_eq!(
+            (mirrored.score, mirrored.result),
+            (plain.score, plain.result)
+        );
+        assert_eq!((plain.score, plain.result, plain.pieces()), (35.0, 1.0, 10));
+        let start = positions.entry(2);
+        assert_eq!((start.score, start.result, start.pieces()), (10.0, 0.5, 32));
+    }
+
+    #[test]
+    fn black_view_is_the_engine_feature() {
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in Square::ALL {
+                    let piece = Piece { color, role };
+                    let w = feature(Color::White, piece, sq) as u16;
+                    assert_eq!(black_view(w) as usize, feature(Color::Black, piece, sq));
+                }
+            }
+        }
+    }
+}
