@@ -15,7 +15,8 @@ resumes an interrupted tune. Every game is appended to `--pgn`, for `scout conve
 Usage (from the checkout; the input file is `scout spsa`'s output, edited to the parameters to
 tune):
     cargo build --release --features tune && cp target/release/scout builds/scout-tune
-    builds/scout-tune spsa > spsa-input.txt          # then keep the lines to tune
+    builds/scout-tune spsa > spsa-input.txt          # then keep the lines to tune (the
+                                                      # tm_* ones only with --tc)
     python3 docs/spsa.py --engine builds/scout-tune --input spsa-input.txt \\
         --state spsa-state.json --iterations 2000 --pairs 4 --nodes 20000 \\
         --openings openings/UHO_Lichess_4852_v1.epd --pgn spsa.pgn
@@ -140,6 +141,10 @@ def main():
         state = new_state(read_input(args.input), args.iterations)
     else:
         sys.exit("no state to resume and no --input to start from")
+    clock_params = [p["name"] for p in state["params"] if p["name"].startswith("tm_")]
+    if clock_params and not args.tc:
+        sys.exit(f"{', '.join(clock_params)}: time management has no effect in games at a node "
+                 "budget; tune them with --tc, or leave them out")
     if args.show:
         show(state)
         return

@@ -266,11 +266,16 @@ impl Engine {
 
     /// Runs command-line arguments as UCI lines (`scout "go depth 5" "quit"`), each to its end
     /// (a search, bench, perft or genfens finishes before the next line is read), then exits;
-    /// stdin is not read. An argument may hold several lines. A search that only `stop` could
+    /// stdin is not read. Returns whether every line was a command (a typo such as `benchh` is
+    /// answered with an `info string`, and the process then exits with a failure). An argument may hold several lines. A search that only `stop` could
     /// end (`go infinite`, `go ponder`, a `go` without a limit) is refused.
-    pub fn run_lines(mut self, args: &[String]) {
+    pub fn run_lines(mut self, args: &[String]) -> bool {
+        let mut understood = true;
         for line in args.iter().flat_map(|a| a.lines()) {
             let cmd = uci::parse(line);
+            if matches!(cmd, Command::Invalid(_)) {
+                understood = false;
+            }
             if let Command::Go(go) = &cmd
                 && endless(go)
             {
@@ -292,6 +297,7 @@ impl Engine {
             }
         }
         self.quit();
+        understood
     }
 
     fn quit(&mut self) {
@@ -328,10 +334,9 @@ impl Engine {
             Command::Stop => {
                 // The reader raised the flag already, but a `go` queued before this `stop`
                 // has cleared it since: raise it again. Without a search it has no effect
-                // (the next search clears it).
-                if self.busy {
-                    self.flags.halt();
-                }
+                // (the next piece of work re-arms the flags), and it also ends pondering
+                // when the search it was meant for ended before it arrived.
+                self.flags.halt();
             }
             Command::PonderHit => self.flags.pondering.store(false, Ordering::SeqCst),
             Command::Quit => return false,
@@ -361,7 +366,7 @@ impl Engine {
                     d.clamp(1, 64) as i32
                 });
                 // Like a search, the bench ends at `stop` (and so at any later command).
-                self.flags.stop.store(false, Ordering::SeqCst);
+                self.flags.arm(false);
                 self.send(Job::Bench(depth));
             }
             Command::Perft(depth) => {
@@ -371,7 +376,7 @@ impl Engine {
             Command::Genfens(request) => {
                 self.wait_idle();
                 // Like a search, it ends at `stop` (and so at any later command).
-                self.flags.stop.store(false, Ordering::SeqCst);
+                self.flags.arm(false);
                 self.send(Job::Genfens(request));
             }
         }
@@ -387,7 +392,7 @@ impl Engine {
 
     fn perft(&mut self, depth: u64) {
         let depth = depth.min(20) as u32;
-        self.flags.stop.store(false, Ordering::SeqCst);
+        self.flags.arm(false);
         self.send(Job::Perft {
             root: self.root.clone(),
             depth,
@@ -649,8 +654,7 @@ impl Engine {
             limits.nodes = Some(limits.nodes.map_or(level.nodes, |n| n.min(level.nodes)));
             limits.multipv = level.lines;
         }
-        self.flags.stop.store(false, Ordering::SeqCst);
-        self.flags.pondering.store(go.ponder, Ordering::SeqCst);
+        self.flags.arm(go.ponder);
         let job = Job::Search(Box::new(SearchJob {
             root: self.root.clone(),
             history: self.history.clone(),

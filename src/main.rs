@@ -1,8 +1,8 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS
-//! [NET]]]`, `scout perft DEPTH [FEN]`, `scout datagen ...`, `scout data ...`, `scout convert
-//! ...`, `scout train ...` and `scout wdl-fit ...` run the tools and exit. Any other arguments
-//! are UCI lines, run in order before the engine exits (`scout "genfens 10 seed 1 book None"
-//! "quit"`, as OpenBench does).
+//! [NET]]]`, `scout perft DEPTH [FEN]`, `scout spsa` (a tuning build's parameters) and the
+//! training tools (`scout datagen ...`, `data ...`, `convert ...`, `train ...`, `wdl-fit ...`)
+//! run and exit. Any other arguments are UCI lines, run in order before the engine exits
+//! (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -37,7 +37,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
     );
-    eprintln!("       scout convert PGN... --out FILE");
+    eprintln!("       scout convert PGN... --out FILE [--player NAME]");
     eprintln!("                                  match games (fastchess, cutechess, OpenBench)");
     eprintln!("                                  as training data, appended to FILE");
     ExitCode::from(2)
@@ -130,8 +130,11 @@ fn main() -> ExitCode {
         Some("spsa") => spsa(),
         Some("-h" | "--help" | "help") => usage(),
         Some(_) => {
-            Engine::new(Arc::new(SharedFlags::default())).run_lines(&args);
-            ExitCode::SUCCESS
+            if Engine::new(Arc::new(SharedFlags::default())).run_lines(&args) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
         }
     }
 }

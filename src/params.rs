@@ -149,25 +149,28 @@ tunables! {
     /// reach alpha.
     qs_delta_margin = 200, 50..=400, step 20;
 
-    // Time management (time.rs): a move's base time is the clock (less the reserve) shared
-    // over the moves to go, plus part of the increment.
+    // Time management (time.rs): a move's share is the clock (less the reserve) shared over
+    // the moves to go; the soft limit (no new iteration after it) spends part of the share and
+    // of the increment, scaled by how settled the search is.
     /// Moves to go assumed in sudden death without an increment.
     tm_moves_to_go = 30, 15..=50, step 3;
     /// Moves to go assumed in sudden death with an increment.
-    tm_moves_to_go_inc = 30, 10..=50, step 3;
-    /// Percentage of the increment added to the base time.
-    tm_inc_pct = 75, 40..=100, step 6;
-    /// The soft limit (no new iteration after it), in percent of the base time...
+    tm_moves_to_go_inc = 25, 10..=50, step 3;
+    /// The soft limit: this percentage of the share...
     tm_soft_pct = 60, 30..=100, step 5;
-    /// ...the hard limit (the search stops) is this many base times...
+    /// ...plus this percentage of the increment...
+    tm_inc_pct = 100, 40..=150, step 8;
+    /// ...all of it while the clock holds this many increments, in proportion below.
+    tm_inc_guard = 10, 2..=30, step 2;
+    /// The hard limit (the search stops): this many times the share and the increment...
     tm_hard_mult = 5, 2..=8, step 1;
     /// ...but at most this percentage of the clock.
     tm_hard_pct = 40, 20..=60, step 4;
     /// The soft limit never shrinks below this percentage, however settled the search.
-    tm_scale_min = 40, 20..=80, step 5;
+    tm_scale_min = 50, 20..=80, step 5;
     /// A best move that held for an iteration takes this many hundredths off the scale (up to
     /// eight iterations, from 1.2).
-    tm_stable_step = 6, 0..=10, step 1;
+    tm_stable_step = 5, 0..=10, step 1;
     /// The scale for the best move's share of the nodes: this (in hundredths) less the share.
     tm_share_base = 160, 120..=200, step 8;
 }
@@ -184,16 +187,5 @@ mod tests {
         assert_eq!(names.len(), TABLE.len());
         let rfp = TABLE.iter().find(|p| p.name == "rfp_margin").unwrap();
         assert_eq!(rfp_margin(), rfp.default);
-    }
-
-    #[cfg(feature = "tune")]
-    #[test]
-    fn the_tuning_build_stores_values_clamped() {
-        assert_eq!(set("QS_MOVE_COUNT", 5), Some(5));
-        assert_eq!(qs_move_count(), 5);
-        assert_eq!(set("qs_move_count", 99), Some(6));
-        assert_eq!(qs_move_count(), 6);
-        assert_eq!(set("no_such_param", 1), None);
-        set("qs_move_count", 3);
     }
 }

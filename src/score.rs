@@ -4,7 +4,7 @@
 //! Scores are centipawns from the side to move's point of view, in three bands that never
 //! overlap, checked at compile time below:
 //!
-//! - evaluations, within ±`nnue::EVAL_LIMIT`;
+//! - evaluations, within ±`EVAL_LIMIT` (the network's output is clamped to it);
 //! - tablebase results: a win `n` plies from the root scores `TB_WIN - n` (a loss the
 //!   negative), at least `TB_BOUND`;
 //! - mates: mate delivered `n` plies from the root scores `MATE - n` (being mated the
@@ -13,6 +13,8 @@
 //! `TB_BOUND` and above are proven results, which the pruning never treats as estimates.
 //! [`Bound`] says what a score searched with a window tells about the true value.
 
+/// Largest static evaluation, in centipawns: far below the tablebase and mate scores.
+pub const EVAL_LIMIT: i32 = 9_999;
 /// Score of delivering mate at the root (mate in `n` plies scores `MATE - n`).
 pub const MATE: i32 = 32_000;
 /// Deepest ply the search reaches.
@@ -32,7 +34,7 @@ pub const DRAW: i32 = 0;
 // The bands, in order: every evaluation below every tablebase result below every mate, and
 // every score inside the 16 bits the transposition table stores.
 const _: () = {
-    assert!(crate::nnue::EVAL_LIMIT < TB_BOUND);
+    assert!(EVAL_LIMIT < TB_BOUND);
     assert!(TB_WIN - MAX_PLY as i32 >= TB_BOUND);
     assert!(TB_WIN < MATE_BOUND);
     assert!(MATE - MAX_PLY as i32 >= MATE_BOUND);

@@ -495,7 +495,7 @@ mod tests {
             assert_eq!(bound, Bound::Lower);
             assert!(win < MATE_BOUND && win < mate_in(MAX_PLY - 1));
             assert!(win >= TB_BOUND, "a TB win is recognised as decisive");
-            assert!(win > crate::nnue::EVAL_LIMIT);
+            assert!(win > crate::score::EVAL_LIMIT);
             let (loss, bound) = wdl_to_score(Wdl::Loss, ply, true);
             assert_eq!((loss, bound), (-win, Bound::Upper));
             // Nearer wins score higher.

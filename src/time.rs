@@ -33,7 +33,7 @@ pub struct TimeManager {
 }
 
 /// Moves whose overhead is kept in reserve in sudden death (a long game has many more than
-/// the 30 the clock is shared out over).
+/// the moves to go the clock is shared out over).
 const RESERVE_MOVES: u64 = 50;
 
 impl TimeManager {
@@ -84,14 +84,29 @@ impl TimeManager {
             // slow pipe cannot eat.
             (avail * 0.45, avail * 0.7)
         } else {
-            let base = avail / mtg + inc as f64 * pct(params::tm_inc_pct());
+            // This move's share of the clock, and the increment, which comes back as soon as
+            // the move is made: the soft limit spends a part of the share and of the
+            // increment, so that the clock runs down towards a few increments by the end of a
+            // game instead of keeping a fifth of it. Searches overrun the soft limit, so on a
+            // clock below `tm_inc_guard` increments only that fraction of the increment is
+            // spent: the clock settles near a handful of increments and never sinks to where
+            // the hard limit alone (a share of the clock) holds it.
+            let share = avail / mtg;
+            let inc = inc as f64;
+            let guard = inc * f64::from(params::tm_inc_guard());
+            let inc_spent = if guard > 0.0 {
+                inc * (avail / guard).min(1.0)
+            } else {
+                0.0
+            };
             let most = if mtg <= 3.0 {
                 0.6
             } else {
                 pct(params::tm_hard_pct())
             };
-            let hard = (base * f64::from(params::tm_hard_mult())).min(avail * most);
-            ((base * pct(params::tm_soft_pct())).min(hard), hard)
+            let hard = ((share + inc) * f64::from(params::tm_hard_mult())).min(avail * most);
+            let soft = share * pct(params::tm_soft_pct()) + inc_spent * pct(params::tm_inc_pct());
+            (soft.min(hard), hard)
         };
         tm.soft_ms = Some(soft.max(1.0) as u64);
         tm.hard_ms = Some(hard.max(1.0) as u64);
@@ -168,8 +183,8 @@ pub struct Stability {
 }
 
 impl Stability {
-    /// The factor applied to the soft limit, from 0.4 up to several times (the hard limit
-    /// caps what it can stretch to).
+    /// The factor applied to the soft limit, from `tm_scale_min` up to several times (the hard
+    /// limit caps what it can stretch to).
     pub fn scale(&self) -> f64 {
         // A best move that keeps changing needs time to settle.
         let mut scale = 1.0 + self.instability;
@@ -232,6 +247,18 @@ mod tests {
     /// soft limit (capped by the hard limit) plus `fixed` ms the engine cannot avoid, and
     /// returns the lowest clock seen after a move.
     fn lowest_clock(base: i64, inc: i64, moves_per: Option<u64>, moves: u64, fixed: i64) -> i64 {
+        lowest_clock_spending(base, inc, moves_per, moves, fixed, 3.0)
+    }
+
+    /// `lowest_clock` with each move taking `overrun` times its soft limit.
+    fn lowest_clock_spending(
+        base: i64,
+        inc: i64,
+        moves_per: Option<u64>,
+        moves: u64,
+        fixed: i64,
+        overrun: f64,
+    ) -> i64 {
         let mut clock = base;
         let mut lowest = i64::MAX;
         for k in 0..moves {
@@ -242,7 +269,7 @@ mod tests {
                 overhead: 10,
                 ..Clock::default()
             });
-            clock -= (3 * s).min(h) as i64 + fixed;
+            clock -= ((s as f64 * overrun) as u64).min(h) as i64 + fixed;
             lowest = lowest.min(clock);
             clock += inc;
             if moves_per.is_some_and(|m| (k + 1) % m == 0) {
@@ -280,7 +307,39 @@ mod tests {
             overhead: 10,
             ..Clock::default()
         });
-        assert_eq!(with_inc, ((990.0 / 30.0 + 7.5) * 0.6) as u64);
+        // 990 ms shared over 25 moves, 60% of it, and the whole increment (the clock holds
+        // more than ten of them).
+        assert_eq!(with_inc, (990.0 / 25.0 * 0.6 + 10.0) as u64);
+    }
+
+    /// At increment controls the clock runs down towards the increment but settles several
+    /// increments above it, where the soft limit, not the hard limit's share of the clock,
+    /// still decides: a search that overruns its soft limit by half (what a typical last
+    /// iteration does) and pays 2 ms a move outside the search keeps more than 4 increments
+    /// for 200 moves; one that spends the old formula's (the clock kept a fifth of itself)
+    /// would keep far more.
+    #[test]
+    fn increment_games_settle_a_few_increments_above_zero() {
+        for (base, inc) in [(8_000, 80), (10_000, 100), (1_000, 10), (60_000, 600)] {
+            let lowest = lowest_clock_spending(base, inc, None, 200, 2, 1.5);
+            assert!(lowest > 4 * inc, "{base}+{inc}: lowest clock {lowest} ms");
+            // ...and does run down: by move 200 well under a tenth of the base.
+            let (mut clock, mut last) = (base, 0);
+            for _ in 0..200 {
+                let (s, h) = limits(Clock {
+                    time: Some(clock),
+                    inc: Some(inc),
+                    overhead: 10,
+                    ..Clock::default()
+                });
+                last = ((s as f64 * 1.5) as u64).min(h) as i64 + 2;
+                clock += inc - last;
+            }
+            assert!(
+                clock < base / 10,
+                "{base}+{inc}: {clock} ms left, last move {last} ms"
+            );
+        }
     }
 
     #[test]
@@ -360,12 +419,12 @@ mod tests {
             best_move_share: 1.0,
             ..Stability::default()
         };
-        assert!(settled.scale() < 0.5);
+        assert!(settled.scale() < 0.6);
         let movetime = TimeManager::new(Clock {
             movetime: Some(1000),
             ..Clock::default()
         });
-        // A scaled limit would stop before 500 ms; movetime goes on to its end.
+        // A scaled limit would stop before 600 ms; movetime goes on to its end.
         assert_eq!(movetime.scaled_soft_ms(settled), Some(1000.0));
     }
 }

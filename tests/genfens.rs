@@ -14,6 +14,13 @@ const BIN: &str = env!("CARGO_BIN_EXE_scout");
 /// Runs the binary with these arguments and stdin closed; returns its stdout lines. Fails if it
 /// has not exited after a generous time (a stall) or exits unsuccessfully.
 fn run(args: &[&str]) -> Vec<String> {
+    let (success, lines) = run_status(args);
+    assert!(success, "{args:?} failed: {lines:?}");
+    lines
+}
+
+/// `run` without the check of the exit status: whether the process succeeded, and its lines.
+fn run_status(args: &[&str]) -> (bool, Vec<String>) {
     let mut child = Command::new(BIN)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -39,8 +46,8 @@ fn run(args: &[&str]) -> Vec<String> {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(status.success(), "{args:?}: {status}");
-    reader.join().unwrap().lines().map(str::to_string).collect()
+    let lines = reader.join().unwrap().lines().map(str::to_string).collect();
+    (status.success(), lines)
 }
 
 /// The FENs of the `info string genfens` lines (other lines are ignored, as OpenBench does).
@@ -270,7 +277,7 @@ fn bad_requests_are_refused_without_openings() {
         "genfens many seed 1 book None",
         "genfens 5 seed 1 book None sparkle",
     ] {
-        let out = run(&[line, "quit"]);
+        let (_, out) = run_status(&[line, "quit"]);
         assert!(
             out.iter().all(|l| !l.starts_with("info string genfens ")),
             "{line}: {out:?}"
@@ -323,6 +330,15 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
     assert_eq!(
         out.iter().filter(|l| l.starts_with("bestmove ")).count(),
         1,
+        "{out:?}"
+    );
+
+    // A line that is no command is answered and makes the process fail (a mistyped tool).
+    let (success, out) = run_status(&["benchh"]);
+    assert!(!success, "{out:?}");
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("info string unknown command")),
         "{out:?}"
     );
 

@@ -61,6 +61,12 @@ fn the_tuning_build_exposes_every_parameter() {
     // Out of range: clamped, with a message.
     let (_, clamped) = run(&["setoption name lmr_base value 100000", "isready"]);
     assert!(clamped.contains("out of range"), "{clamped}");
+    // The library's setter (in this test's own process): any case, clamped, unknown refused.
+    assert_eq!(scout::params::set("QS_MOVE_COUNT", 5), Some(5));
+    assert_eq!(scout::params::qs_move_count(), 5);
+    assert_eq!(scout::params::set("qs_move_count", 99), Some(6));
+    assert_eq!(scout::params::qs_move_count(), 6);
+    assert_eq!(scout::params::set("no_such_param", 1), None);
 }
 
 #[cfg(not(feature = "tune"))]

@@ -26,6 +26,8 @@ pub mod simd;
 
 use shakmaty::{Color, Piece, Square};
 
+use crate::score::EVAL_LIMIT;
+
 /// Output buckets a net may have: one, or one per [`bucket`].
 pub const BUCKET_COUNTS: [usize; 2] = [1, 8];
 
@@ -56,9 +58,6 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Network output 1.0 is this many centipawns.
 pub const SCALE: i32 = 400;
-/// Largest static evaluation the net returns, in centipawns: far below the tablebase and mate
-/// scores (`search`).
-pub const EVAL_LIMIT: i32 = 9_999;
 /// Largest output weight the quantisation allows (`QA·w` must fit in an i16 after the clamp).
 pub const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
 
@@ -223,8 +222,9 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
 /// The `EvalFile` value that stands for the net built into the binary.
 pub const DEFAULT_EVAL_FILE: &str = "<default>";
 
-/// The net built into the binary (README, *Generations*: which net, and how it was made).
-static DEFAULT_NET: &[u8] = include_bytes!("../../nets/gen3.nnue");
+/// The net built into the binary: the current generation (README, *Generations*), or the file
+/// `make EVALFILE=...` named (`build.rs` chooses).
+static DEFAULT_NET: &[u8] = include_bytes!(env!("SCOUT_BUILT_IN_NET"));
 
 /// The default network, read once from the bytes built into the binary.
 pub fn default_network() -> std::sync::Arc<Network> {

@@ -1,15 +1,15 @@
 //! The search: iterative deepening with aspiration windows around a fail-soft
 //! PVS/NegaScout alpha-beta, a quiescence search, and the selective techniques that make
 //! alpha-beta practical (each one is a bet, and its comment says what it bets on). Scores
-//! and their bands (evaluation, tablebase, mate) are `crate::score`'s.
+//! and their bands (evaluation, tablebase, mate) are `crate::score`'s; the margins and limits of
+//! the selective steps are `crate::params`'s.
 //!
 //! With `SearchConfig::exact()` every pruning, reduction and extension is off: the search
 //! then computes exactly the minimax value of the quiescence tree (the window theorem, which
 //! `tests/search.rs` checks against `minimax` in `reference.rs`).
 //!
 //! Files: `root.rs` (iterative deepening, aspiration, root moves, reports), `alphabeta.rs`
-//! (the PVS below the root), `quiescence.rs`, `params.rs` (the margins and limits of the
-//! selective steps), `group.rs` (what the threads
+//! (the PVS below the root), `quiescence.rs`, `group.rs` (what the threads
 //! of one search share), `reference.rs` (what the tests compare against); this file holds the
 //! shared types, the searcher's state and the per-node helpers (stop polling, draws, PV).
 
@@ -159,6 +159,13 @@ impl SharedFlags {
         self.stop.store(true, Ordering::SeqCst);
         self.pondering.store(false, Ordering::SeqCst);
     }
+
+    /// Readies the flags for new work (a search, bench, perft or genfens): not stopped, and
+    /// pondering only when the work is a `go ponder`.
+    pub fn arm(&self, ponder: bool) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(ponder, Ordering::SeqCst);
+    }
 }
 
 /// What limits a search (from `go`).
@@ -285,6 +292,8 @@ pub struct Searcher {
     started: Instant,
     root_moves: Vec<RootMove>,
     pv_index: usize,
+    /// The first move of the last first line reported (the move the GUI was last shown).
+    last_shown: Option<Move>,
     /// The Lazy SMP group this searcher belongs to, if it searches with others (`threads`).
     group: Option<Arc<Group>>,
     /// Index in the group: 0 is the main thread, the others are silent helpers.
@@ -327,6 +336,7 @@ impl Searcher {
             started: Instant::now(),
             root_moves: Vec::new(),
             pv_index: 0,
+            last_shown: None,
             group: None,
             thread_id: 0,
             others_nodes: 0,

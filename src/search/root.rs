@@ -161,8 +161,11 @@ impl Searcher {
         let mut completed_depth = 0;
         let mut completed_lines = Vec::new();
         let mut progress = Progress::default();
+        let mut depth_searched = 0;
+        self.last_shown = None;
 
         for depth in 1..=max_depth {
+            depth_searched = depth;
             if self.thread_id % 2 == 1 && depth > 1 && depth % 2 == 0 {
                 // Odd helpers skip the even depths: threads diverge instead of racing each
                 // other through the same tree.
@@ -203,6 +206,15 @@ impl Searcher {
             if self.iteration_is_enough(depth, best.score, stability) {
                 break;
             }
+        }
+        // A move that took the lead in the unfinished last iteration is the one played: show
+        // its line, its score a lower bound (it beat the old best move, but not every move was
+        // searched), so that the last line printed begins with the move played.
+        if multipv == 1
+            && self.root_moves[0].score > -INFINITY
+            && self.last_shown != Some(self.root_moves[0].mv)
+        {
+            self.report(reporter, depth_searched, 0, Bound::Lower);
         }
         self.result(root, completed_depth, completed_lines)
     }
@@ -355,7 +367,7 @@ impl Searcher {
     }
 
     pub(super) fn report(
-        &self,
+        &mut self,
         reporter: &mut dyn Reporter,
         depth: i32,
         pv_index: usize,
@@ -370,6 +382,9 @@ impl Searcher {
         };
         if score == -INFINITY {
             return;
+        }
+        if pv_index == 0 {
+            self.last_shown = Some(rm.mv);
         }
         let shown = Self::shown_score(rm, score);
         reporter.iteration(&IterationInfo {

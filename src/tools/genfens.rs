@@ -9,10 +9,11 @@
 //! position). A book's positions are read as standard chess if they can be and as Chess960
 //! otherwise, and the openings keep the book's castling notation (Shredder-FEN `HAha` or
 //! X-FEN `KQkq`). The same seed always gives the same openings; within one command they are
-//! all different.
+//! all different, unless a small book cannot give that many (then, after a warning, the rest
+//! are taken as they come and may repeat).
 //!
-//! `extra` may say: `plies N` (random plies: N or N+1; 8 without a book, 4 with one),
-//! `nodes N` (the balance search's budget, 5000), `maxscore CP` (the balance bound, 300), and
+//! `extra` may say: `plies N` (random plies: N or N+1, at most 200; 8 without a book, 4 with
+//! one), `nodes N` (the balance search's budget, 5000), `maxscore CP` (the balance bound, 300), and
 //! `frc` or `dfrc` (Chess960 or double Chess960 start positions, without a book).
 
 use std::collections::HashSet;
@@ -57,6 +58,8 @@ pub struct Request {
 }
 
 const DEFAULT_PLIES: usize = 8;
+/// Most random plies a request may ask for (random play never ends by itself).
+const MAX_PLIES: usize = 200;
 const DEFAULT_BOOK_PLIES: usize = 4;
 const DEFAULT_NODES: u64 = 5000;
 const DEFAULT_MAX_SCORE: i32 = 300;
@@ -100,7 +103,13 @@ impl Request {
                     let path = value.ok_or("book needs a file or None")?;
                     request.book = (!path.eq_ignore_ascii_case("none")).then(|| path.to_string());
                 }
-                "plies" => request.random_plies = Some(number("plies", value)?),
+                "plies" => {
+                    let plies = number("plies", value)?;
+                    if plies > MAX_PLIES {
+                        return Err(format!("plies {plies}: at most {MAX_PLIES}"));
+                    }
+                    request.random_plies = Some(plies);
+                }
                 "nodes" => request.nodes = number::<u64>("nodes", value)?.max(1),
                 "maxscore" => request.max_score = number("maxscore", value)?,
                 "frc" | "chess960" => {
@@ -168,7 +177,8 @@ fn epd_to_fen(line: &str) -> Option<String> {
 }
 
 /// The positions of a book: an EPD file, or the last positions of a PGN file's games.
-fn load_book(path: &str) -> Result<Vec<Entry>, String> {
+/// The book's positions, and a note for each line that holds no readable position (skipped).
+fn load_book(path: &str) -> Result<(Vec<Entry>, Vec<String>), String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{path}: not a file"));
@@ -205,10 +215,22 @@ fn load_book(path: &str) -> Result<Vec<Entry>, String> {
             })
             .collect()
     };
+    // Every position is read once now, so that a bad line is found whatever the seed draws.
+    let mut skipped = Vec::new();
+    let entries: Vec<Entry> = entries
+        .into_iter()
+        .filter(|entry| match pgn::read_fen(&entry.fen, false) {
+            Ok(_) => true,
+            Err(e) => {
+                skipped.push(format!("{path}, line {}: {e}", entry.line));
+                false
+            }
+        })
+        .collect();
     if entries.is_empty() {
         return Err(format!("{path}: no positions in the book"));
     }
-    Ok(entries)
+    Ok((entries, skipped))
 }
 
 /// A FEN with its castling rights written by rook file (Shredder-FEN): White's, then Black's,
@@ -283,10 +305,20 @@ pub fn run(
     emit: &mut dyn FnMut(&str),
 ) -> Result<u64, String> {
     let source = match &request.book {
-        Some(path) => Source::Book {
-            path: path.clone(),
-            entries: load_book(path)?,
-        },
+        Some(path) => {
+            let (entries, skipped) = load_book(path)?;
+            if let Some(first) = skipped.first() {
+                emit(&format!(
+                    "info string warning: genfens skipped {} book lines that hold no position \
+                     (the first: {first})",
+                    skipped.len()
+                ));
+            }
+            Source::Book {
+                path: path.clone(),
+                entries,
+            }
+        }
         None => Source::Start(request.variant),
     };
     let recipe = Recipe {

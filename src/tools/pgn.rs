@@ -38,6 +38,9 @@ pub struct Game {
     pub mode: CastlingMode,
     /// The FEN tag wrote its castling rights by file (Shredder-FEN, `HAha`).
     pub shredder: bool,
+    /// The players, as the White and Black tags name them (empty without the tag).
+    pub white: String,
+    pub black: String,
     pub moves: Vec<PlayedMove>,
     /// The position after the last move.
     pub end: Chess,
@@ -261,6 +264,8 @@ impl<R: Read> Iterator for Games<R> {
                     start: state.start,
                     mode: state.mode,
                     shredder: state.shredder,
+                    white: state.white,
+                    black: state.black,
                     moves: state.moves,
                     end: state.pos,
                     outcome,
@@ -281,6 +286,8 @@ struct Tags {
     any: bool,
     fen: Option<String>,
     variant: Option<String>,
+    white: String,
+    black: String,
 }
 
 /// A game being read.
@@ -289,6 +296,8 @@ struct State {
     start: Chess,
     mode: CastlingMode,
     shredder: bool,
+    white: String,
+    black: String,
     pos: Chess,
     moves: Vec<PlayedMove>,
     outcome: Option<Outcome>,
@@ -328,6 +337,8 @@ impl Visitor for Collector {
         match name {
             b"FEN" => tags.fen = Some(text()),
             b"Variant" => tags.variant = Some(text()),
+            b"White" => tags.white = text(),
+            b"Black" => tags.black = text(),
             _ => {}
         }
         ControlFlow::Continue(())
@@ -361,6 +372,8 @@ impl Visitor for Collector {
             start,
             mode,
             shredder,
+            white: tags.white,
+            black: tags.black,
             moves: Vec::new(),
             outcome: None,
             partial: String::new(),

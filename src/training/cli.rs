@@ -87,10 +87,11 @@ fn datagen(args: &[String]) -> Result<(), String> {
 
 fn convert(args: &[String]) -> Result<(), String> {
     let (inputs, named) = options(args)?;
-    let mut out = None;
+    let (mut out, mut player) = (None, None);
     for (name, value) in named {
         match name.as_str() {
             "out" => out = Some(value),
+            "player" => player = Some(value),
             _ => return Err(format!("unknown option --{name}")),
         }
     }
@@ -99,7 +100,7 @@ fn convert(args: &[String]) -> Result<(), String> {
         return Err("convert needs at least one PGN file".to_string());
     }
     let mut stats = super::convert::Stats::default();
-    let result = super::convert::run(&inputs, &out, &mut stats);
+    let result = super::convert::run(&inputs, &out, player.as_deref(), &mut stats);
     if let Err(e) = &result {
         eprintln!("convert: {e}");
         eprintln!("convert: up to there, {stats}");

@@ -63,6 +63,8 @@ pub struct Stats {
     pub moves: u64,
     pub kept: u64,
     pub in_unfinished_games: u64,
+    /// Moves of the other player, when only one player's moves are kept (`--player`).
+    pub other_player: u64,
     pub book: u64,
     pub no_score: u64,
     pub mate: u64,
@@ -76,6 +78,7 @@ impl Stats {
     pub fn accounted(&self) -> u64 {
         self.kept
             + self.in_unfinished_games
+            + self.other_player
             + self.book
             + self.no_score
             + self.mate
@@ -90,8 +93,8 @@ impl std::fmt::Display for Stats {
         write!(
             f,
             "{} file{}, {} games ({} unfinished, skipped), {} moves: {} positions kept; left \
-             out: {} in unfinished games, {} book, {} without a score, {} mate scores, {} in \
-             check, {} captures, {} promotions",
+             out: {} in unfinished games, {} of the other player, {} book, {} without a score, \
+             {} mate scores, {} in check, {} captures, {} promotions",
             self.files,
             if self.files == 1 { "" } else { "s" },
             self.games,
@@ -99,6 +102,7 @@ impl std::fmt::Display for Stats {
             self.moves,
             self.kept,
             self.in_unfinished_games,
+            self.other_player,
             self.book,
             self.no_score,
             self.mate,
@@ -109,8 +113,10 @@ impl std::fmt::Display for Stats {
     }
 }
 
-/// The kept positions of one game, as records (the last one flagged as the game's end).
-pub fn game_records(game: &Game, stats: &mut Stats) -> Vec<Packed> {
+/// The kept positions of one game, as records (the last one flagged as the game's end). With
+/// `player`, only the moves of the player the White or Black tag names so are kept (in a
+/// gauntlet, the opponents' scores are in their own engines' units).
+pub fn game_records(game: &Game, player: Option<&str>, stats: &mut Stats) -> Vec<Packed> {
     stats.games += 1;
     stats.moves += game.moves.len() as u64;
     let Some(winner) = game.result() else {
@@ -122,7 +128,10 @@ pub fn game_records(game: &Game, stats: &mut Stats) -> Vec<Packed> {
     let mut kept: Vec<(Chess, i32)> = Vec::new();
     let mut pos = game.start.clone();
     for played in &game.moves {
-        let counter = if played.comment.trim().eq_ignore_ascii_case("book") {
+        let mover = pos.turn().fold_wb(&game.white, &game.black);
+        let counter = if player.is_some_and(|p| p != mover) {
+            Some(&mut stats.other_player)
+        } else if played.comment.trim().eq_ignore_ascii_case("book") {
             Some(&mut stats.book)
         } else {
             match read_score(&played.comment) {
@@ -152,17 +161,19 @@ pub fn game_records(game: &Game, stats: &mut Stats) -> Vec<Packed> {
         .collect()
 }
 
-/// Converts one PGN input, writing each game's records as soon as the game is read.
-/// On a damaged game, the error names it; everything before it is written.
+/// Converts one PGN input, writing each game's records as soon as the game is read (only
+/// `player`'s moves, if given). On a damaged game, the error names it; everything before it is
+/// written.
 pub fn convert(
     input: impl std::io::Read,
     out: &mut impl Write,
+    player: Option<&str>,
     stats: &mut Stats,
 ) -> Result<(), String> {
     let games_before = stats.games;
     for game in Games::new(input) {
         let game = game.map_err(|e| e.to_string())?;
-        for record in game_records(&game, stats) {
+        for record in game_records(&game, player, stats) {
             out.write_all(&record.0).map_err(|e| e.to_string())?;
         }
     }
@@ -204,7 +215,12 @@ fn open_output(path: &str) -> Result<File, String> {
 /// Converts the PGN files in order, appending to `out`. Stops at the first damaged file with
 /// an error naming the file, the game and the line; the records before it stay in `out`.
 /// The statistics cover everything read, up to the error.
-pub fn run(inputs: &[String], out: &str, stats: &mut Stats) -> Result<(), String> {
+pub fn run(
+    inputs: &[String],
+    out: &str,
+    player: Option<&str>,
+    stats: &mut Stats,
+) -> Result<(), String> {
     if inputs.is_empty() {
         return Err("convert needs at least one PGN file".to_string());
     }
@@ -213,7 +229,7 @@ pub fn run(inputs: &[String], out: &str, stats: &mut Stats) -> Result<(), String
     for path in inputs {
         let converted = File::open(path)
             .map_err(|e| e.to_string())
-            .and_then(|f| convert(BufReader::new(f), &mut writer, stats));
+            .and_then(|f| convert(BufReader::new(f), &mut writer, player, stats));
         stats.files += 1;
         if let Err(e) = converted {
             result = Err(format!("{path}: {e}"));
@@ -258,7 +274,7 @@ mod tests {
                     {+0.10/12} 0-1\n";
         let mut stats = Stats::default();
         let mut out = Vec::new();
-        convert(text.as_bytes(), &mut out, &mut stats).unwrap();
+        convert(text.as_bytes(), &mut out, None, &mut stats).unwrap();
         let records: Vec<Packed> = out
             .chunks_exact(packed::RECORD)
             .map(|c| Packed(c.try_into().unwrap()))
@@ -297,6 +313,30 @@ mod tests {
         assert_eq!(stats.accounted(), stats.moves);
     }
 
+    /// With a player named, the other player's moves are counted and left out, whichever
+    /// colour the player has.
+    #[test]
+    fn only_the_named_player_is_kept() {
+        let text = "[White \"scout\"]\n[Black \"other\"]\n[Result \"1-0\"]\n\n1. e4 {+0.30/10} e5 \
+                    {-0.20/10} 2. Nf3 {+0.40/11} Nc6 {-0.25/9} 1-0\n\n\
+                    [White \"other\"]\n[Black \"scout\"]\n[Result \"0-1\"]\n\n1. d4 {+0.10/10} d5 \
+                    {-0.15/10} 0-1\n";
+        let mut stats = Stats::default();
+        let mut out = Vec::new();
+        convert(text.as_bytes(), &mut out, Some("scout"), &mut stats).unwrap();
+        let scores: Vec<i16> = out
+            .chunks_exact(packed::RECORD)
+            .map(|c| Packed(c.try_into().unwrap()).score())
+            .collect();
+        // Scout's e4 (+30) and Nf3 (+40) as White, d5 (-0.15 for Black: +15 for White).
+        assert_eq!(scores, [30, 40, 15]);
+        assert_eq!((stats.kept, stats.other_player), (3, 3));
+        assert_eq!(stats.accounted(), stats.moves);
+        let mut all = Stats::default();
+        convert(text.as_bytes(), &mut Vec::new(), None, &mut all).unwrap();
+        assert_eq!((all.kept, all.other_player), (6, 0));
+    }
+
     #[test]
     fn check_promotion_and_unfinished_games_are_left_out() {
         // A mate score, a promotion, an unfinished game and a reply to a check.
@@ -310,7 +350,7 @@ mod tests {
                     {-5.00/5} 2. Rh7+ {+5.00/5} Ka8 {-6.00/5} 1/2-1/2\n";
         let mut stats = Stats::default();
         let mut out = Vec::new();
-        convert(text.as_bytes(), &mut out, &mut stats).unwrap();
+        convert(text.as_bytes(), &mut out, None, &mut stats).unwrap();
         let records: Vec<Packed> = out
             .chunks_exact(packed::RECORD)
             .map(|c| Packed(c.try_into().unwrap()))

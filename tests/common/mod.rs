@@ -632,6 +632,21 @@ pub fn check_search(pos: &Chess, out: &SearchOutput, mode: CastlingMode) -> Resu
         return Ok(());
     }
     let best = engine_move(pos, &out.best, mode).map_err(|e| format!("bestmove: {e}"))?;
+    // With one line, the last line shown begins with the move played (also when that move took
+    // the lead in an unfinished iteration).
+    let one_line = out
+        .lines
+        .iter()
+        .all(|l| info_value(l, "multipv").is_none_or(|k| k == 1));
+    if let Some(last) = out.score_lines().last()
+        && one_line
+        && pv_of(last).first() != Some(&out.best.as_str())
+    {
+        return Err(format!(
+            "bestmove {} is not the first move of the last line shown: {last:?}",
+            out.best
+        ));
+    }
     if let Some(p) = &out.ponder {
         let mut after = pos.clone();
         after.play_unchecked(best);
