@@ -12,35 +12,42 @@ use scout::position::Position;
 use scout::search::SharedFlags;
 use shakmaty::CastlingMode;
 
+/// What `scout --help` prints (and a wrong command line, on stderr).
+const USAGE: &str = "\
+usage: scout                      start the UCI engine
+       scout \"UCI LINE\"...        run the lines as UCI commands, then exit
+       scout bench [DEPTH [THREADS [NET]]]
+                                  fixed-depth search over the bench positions
+                                  (with the built-in net, or the net file NET)
+       scout perft DEPTH [FEN]    move-generation count with per-move divide
+       scout spsa                 the tunable parameters as OpenBench SPSA input
+                                  (a build with --features tune)
+       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]
+                     [--seed N] [--net NET] [--out FILE]  self-play training data
+       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]
+                   [--weight-decay X] [--lambda X] [--batch N] [--hidden N]
+                   [--memory MB]
+                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] [--resume true]
+                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...
+                                  trains the network on datagen files
+       scout data DATA...         what datagen files hold: games, results,
+                                  duplicates, pieces and scores
+       scout wdl-fit DATA...      fits the win/draw/loss model to datagen files
+       scout convert PGN... --out FILE [--player NAME]
+                                  match games (fastchess, cutechess, OpenBench)
+                                  as training data, appended to FILE
+";
+
+/// A command line Scout does not understand: the usage on stderr, exit status 2.
 fn usage() -> ExitCode {
-    eprintln!("usage: scout                      start the UCI engine");
-    eprintln!("       scout \"UCI LINE\"...        run the lines as UCI commands, then exit");
-    eprintln!("       scout bench [DEPTH [THREADS [NET]]]");
-    eprintln!("                                  fixed-depth search over the bench positions");
-    eprintln!("                                  (with the built-in net, or the net file NET)");
-    eprintln!("       scout perft DEPTH [FEN]    move-generation count with per-move divide");
-    eprintln!("       scout spsa                 the tunable parameters as OpenBench SPSA input");
-    eprintln!("                                  (a build with --features tune)");
-    eprintln!("       scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]");
-    eprintln!("                     [--seed N] [--net NET] [--out FILE]  self-play training data");
-    eprintln!("       scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]");
-    eprintln!("                   [--weight-decay X] [--lambda X] [--batch N] [--hidden N]");
-    eprintln!("                   [--memory MB]");
-    eprintln!(
-        "                   [--buckets 1|8] [--threads N] [--seed N] [--validation N] \
-         [--resume true]"
-    );
-    eprintln!("                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...");
-    eprintln!("                                  trains the network on datagen files");
-    eprintln!("       scout data DATA...             what datagen files hold: games, results,");
-    eprintln!("                                  duplicates, pieces and scores");
-    eprintln!(
-        "       scout wdl-fit DATA...          fits the win/draw/loss model to datagen files"
-    );
-    eprintln!("       scout convert PGN... --out FILE [--player NAME]");
-    eprintln!("                                  match games (fastchess, cutechess, OpenBench)");
-    eprintln!("                                  as training data, appended to FILE");
+    eprint!("{USAGE}");
     ExitCode::from(2)
+}
+
+/// `scout --help`, or `--help`/`-h` after a tool's name: the usage on stdout.
+fn help() -> ExitCode {
+    print!("{USAGE}");
+    ExitCode::SUCCESS
 }
 
 /// `scout spsa`: in a tuning build, every tunable parameter as a line of OpenBench's SPSA input
@@ -66,6 +73,11 @@ fn spsa() -> ExitCode {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("bench" | "perft" | "spsa" | "datagen" | "convert" | "data" | "train" | "wdl-fit")
+            if args[1..].iter().any(|a| a == "--help" || a == "-h") =>
+        {
+            help()
+        }
         None => {
             Engine::new(Arc::new(SharedFlags::default())).run();
             ExitCode::SUCCESS
@@ -128,7 +140,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Some("spsa") => spsa(),
-        Some("-h" | "--help" | "help") => usage(),
+        Some("-h" | "--help" | "help") => help(),
         Some(_) => {
             if Engine::new(Arc::new(SharedFlags::default())).run_lines(&args) {
                 ExitCode::SUCCESS

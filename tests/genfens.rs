@@ -342,6 +342,21 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
         "{out:?}"
     );
 
+    // `--help`, alone or after a tool's name, prints the usage on stdout and succeeds.
+    for args in [
+        &["--help"][..],
+        &["convert", "--help"],
+        &["datagen", "-h"],
+        &["bench", "-h"],
+    ] {
+        let (success, out) = run_status(args);
+        assert!(success, "{args:?}: {out:?}");
+        assert!(
+            out.iter().any(|l| l.starts_with("usage: scout")),
+            "{args:?}: {out:?}"
+        );
+    }
+
     // The tools keep their command-line form.
     let out = run(&["perft", "2"]);
     assert!(out.iter().any(|l| l.contains("400")), "{out:?}");

@@ -209,11 +209,9 @@ impl Searcher {
         }
         // A move that took the lead in the unfinished last iteration is the one played: show
         // its line, its score a lower bound (it beat the old best move, but not every move was
-        // searched), so that the last line printed begins with the move played.
-        if multipv == 1
-            && self.root_moves[0].score > -INFINITY
-            && self.last_shown != Some(self.root_moves[0].mv)
-        {
+        // searched), so that the last line printed begins with the move played. With MultiPV
+        // the same holds for a first line completed before a later line was cut short.
+        if self.root_moves[0].score > -INFINITY && self.last_shown != Some(self.root_moves[0].mv) {
             self.report(reporter, depth_searched, 0, Bound::Lower);
         }
         self.result(root, completed_depth, completed_lines)

@@ -632,18 +632,17 @@ pub fn check_search(pos: &Chess, out: &SearchOutput, mode: CastlingMode) -> Resu
         return Ok(());
     }
     let best = engine_move(pos, &out.best, mode).map_err(|e| format!("bestmove: {e}"))?;
-    // With one line, the last line shown begins with the move played (also when that move took
-    // the lead in an unfinished iteration).
-    let one_line = out
-        .lines
-        .iter()
-        .all(|l| info_value(l, "multipv").is_none_or(|k| k == 1));
-    if let Some(last) = out.score_lines().last()
-        && one_line
+    // The last first line shown (`multipv 1`, or no multipv) begins with the move played, also
+    // when that move took the lead in an unfinished iteration.
+    let last_first = out
+        .score_lines()
+        .into_iter()
+        .rfind(|l| info_value(l, "multipv").is_none_or(|k| k == 1));
+    if let Some(last) = last_first
         && pv_of(last).first() != Some(&out.best.as_str())
     {
         return Err(format!(
-            "bestmove {} is not the first move of the last line shown: {last:?}",
+            "bestmove {} is not the first move of the last first line shown: {last:?}",
             out.best
         ));
     }
