@@ -221,23 +221,37 @@ mod tests {
 
     #[test]
     fn limits_stay_inside_the_clock() {
-        for time in [0i64, 1, 10, 50, 100, 1000, 10_000, 100_000] {
-            for inc in [0i64, 10, 100, 1000] {
-                for mtg in [None, Some(1), Some(2), Some(10), Some(40)] {
-                    let clock = Clock {
-                        time: Some(time),
-                        inc: Some(inc),
-                        movestogo: mtg,
-                        overhead: 10,
-                        ..Clock::default()
-                    };
-                    let (s, h) = limits(clock);
-                    assert!(s <= h);
-                    let avail = (time - 10).max(1) as u64;
-                    assert!(
-                        h <= avail.max(1),
-                        "time {time} inc {inc} mtg {mtg:?}: hard {h}"
-                    );
+        for overhead in [0i64, 10, 1000] {
+            for time in [0i64, 1, 10, 50, 100, 1000, 1011, 10_000, 100_000] {
+                for inc in [0i64, 10, 100, 1000, 100_000] {
+                    for mtg in [None, Some(1), Some(2), Some(3), Some(4), Some(10), Some(40)] {
+                        let clock = Clock {
+                            time: Some(time),
+                            inc: Some(inc),
+                            movestogo: mtg,
+                            overhead: overhead as u64,
+                            ..Clock::default()
+                        };
+                        let case = format!("time {time} inc {inc} mtg {mtg:?} overhead {overhead}");
+                        let (s, h) = limits(clock);
+                        assert!(1 <= s && s <= h, "{case}: soft {s} hard {h}");
+                        // The hard limit is a fraction of what is left after the reserve: at
+                        // most 70% on the move before the control, 60% two or three moves
+                        // before it, `tm_hard_pct` otherwise.
+                        let moves_left = mtg.map_or(RESERVE_MOVES, |m| m.min(RESERVE_MOVES));
+                        let reserve = overhead + (overhead - inc).max(0) * moves_left as i64;
+                        let avail = (time - reserve).max(1) as f64;
+                        let most = match mtg {
+                            Some(1) => 0.7,
+                            Some(2 | 3) => 0.6,
+                            _ => pct(params::tm_hard_pct()),
+                        };
+                        assert!(h as f64 <= (avail * most).max(1.0), "{case}: hard {h}");
+                        // Whatever the increment, the move and its overhead fit in the clock.
+                        if time >= overhead + 2 {
+                            assert!(h as i64 + overhead < time, "{case}: hard {h}");
+                        }
+                    }
                 }
             }
         }
