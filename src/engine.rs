@@ -267,8 +267,9 @@ impl Engine {
     /// Runs command-line arguments as UCI lines (`scout "go depth 5" "quit"`), each to its end
     /// (a search, bench, perft or genfens finishes before the next line is read), then exits;
     /// stdin is not read. Returns whether every line was a command (a typo such as `benchh` is
-    /// answered with an `info string`, and the process then exits with a failure). An argument may hold several lines. A search that only `stop` could
-    /// end (`go infinite`, `go ponder`, a `go` without a limit) is refused.
+    /// answered with an `info string`, and the process then exits with a failure). An argument
+    /// may hold several lines. A search that only `stop` could end (`go infinite`, `go ponder`,
+    /// a `go` without a limit) is refused.
     pub fn run_lines(mut self, args: &[String]) -> bool {
         let mut understood = true;
         for line in args.iter().flat_map(|a| a.lines()) {
