@@ -4,6 +4,7 @@
 
 pub mod book;
 pub mod engine;
+pub mod memory;
 pub mod movepick;
 pub mod nnue;
 pub mod options;

@@ -7,8 +7,9 @@
 //! Mate and tablebase scores are stored relative to the node (see `score_to_tt` /
 //! `score_from_tt`).
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::memory::ZeroedWords;
 use crate::score::{Bound, MATE, MATE_BOUND, MAX_PLY, TB_BOUND};
 
 /// The bound stored in two bits (0: an empty or damaged entry).
@@ -89,7 +90,7 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
 /// The shared table. Every operation takes `&self`; resizing makes a new table.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    words: Vec<AtomicU64>,
+    words: ZeroedWords,
     buckets: usize,
     generation: AtomicU8,
 }
@@ -107,7 +108,7 @@ impl TranspositionTable {
         }
         loop {
             let buckets = (mb * 1024 * 1024 / BUCKET_BYTES).max(1);
-            if let Some(words) = zeroed_words(buckets * BUCKET * 2) {
+            if let Some(words) = ZeroedWords::new(buckets * BUCKET * 2) {
                 return TranspositionTable {
                     words,
                     buckets,
@@ -284,21 +285,6 @@ impl TranspositionTable {
         }
         (used * 1000 / (sample * BUCKET)) as u32
     }
-}
-
-/// A vector of `n` zeroed atomics, or `None` when the memory cannot be had. The memory comes
-/// from the allocator already zeroed (fresh pages from the OS), so even a huge table is ready
-/// at once and its pages are touched only as the search uses them.
-fn zeroed_words(n: usize) -> Option<Vec<AtomicU64>> {
-    let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
-    // SAFETY: the layout has a non-zero size (n >= 8); a null result is handled.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
-    if ptr.is_null() {
-        return None;
-    }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` AtomicU64s,
-    // and all-zero bytes are a valid AtomicU64 (it has the same representation as u64).
-    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// `MemAvailable` from /proc/meminfo, in megabytes, where the system tells it.
