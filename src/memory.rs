@@ -4,9 +4,9 @@
 //! A search probes the transposition table at random places, so with 4 KB pages nearly every
 //! probe also misses the TLB and walks the page tables before the cache miss proper. On Linux
 //! the table is mapped directly (fresh, zeroed pages, touched only as the search uses them),
-//! aligned to 2 MB and marked `MADV_HUGEPAGE`, which transparent huge pages honour in their
-//! default `madvise` mode. Elsewhere, or when the mapping fails, the table comes from the
-//! allocator as before; both read the same.
+//! aligned to 2 MB and marked `MADV_HUGEPAGE`, which transparent huge pages honour in both their
+//! `madvise` and `always` modes. Otherwise (other systems, tables under 2 MB, or a failed
+//! mapping) the table comes from the allocator; both read the same.
 
 use std::alloc::Layout;
 use std::ops::Deref;
@@ -34,6 +34,8 @@ enum Origin {
     Mapped {
         base: *mut libc::c_void,
         size: usize,
+        /// `madvise` accepted `MADV_HUGEPAGE` (it refuses without transparent huge pages).
+        advised: bool,
     },
 }
 
@@ -46,7 +48,9 @@ impl ZeroedWords {
     /// `len` zeroed words (`len` > 0), or `None` when the memory cannot be had.
     pub fn new(len: usize) -> Option<ZeroedWords> {
         #[cfg(target_os = "linux")]
-        if len * size_of::<AtomicU64>() >= HUGE_PAGE
+        if len
+            .checked_mul(size_of::<AtomicU64>())
+            .is_some_and(|bytes| bytes >= HUGE_PAGE)
             && let Some(words) = Self::mapped(len)
         {
             return Some(words);
@@ -54,9 +58,13 @@ impl ZeroedWords {
         Self::heap(len)
     }
 
-    /// Does the memory come from a mapping advised to use huge pages (Linux)?
+    /// Does the memory come from a mapping the kernel accepted the huge-page advice for?
     pub fn huge_pages_advised(&self) -> bool {
-        !matches!(self.origin, Origin::Heap(_))
+        match self.origin {
+            Origin::Heap(_) => false,
+            #[cfg(target_os = "linux")]
+            Origin::Mapped { advised, .. } => advised,
+        }
     }
 
     fn heap(len: usize) -> Option<ZeroedWords> {
@@ -100,11 +108,17 @@ impl ZeroedWords {
         let start = unsafe { (base as *mut u8).add(offset) };
         // Only advice: without transparent huge pages the call fails and 4 KB pages serve.
         // SAFETY: the range is inside the mapping made above.
-        unsafe { libc::madvise(start as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE) };
+        let advised =
+            unsafe { libc::madvise(start as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE) } == 0;
         Some(ZeroedWords {
-            ptr: NonNull::new(start as *mut AtomicU64)?,
+            // SAFETY: `start` lies inside a mapping that succeeded, so it is not null.
+            ptr: unsafe { NonNull::new_unchecked(start as *mut AtomicU64) },
             len,
-            origin: Origin::Mapped { base, size },
+            origin: Origin::Mapped {
+                base,
+                size,
+                advised,
+            },
         })
     }
 }
@@ -128,7 +142,7 @@ impl Drop for ZeroedWords {
             },
             // SAFETY: the mapping made in `mapped`, unmapped once.
             #[cfg(target_os = "linux")]
-            Origin::Mapped { base, size } => unsafe {
+            Origin::Mapped { base, size, .. } => unsafe {
                 libc::munmap(base, size);
             },
         }
@@ -151,8 +165,10 @@ mod tests {
 
     #[test]
     fn tables_small_and_large_start_zeroed_and_hold_what_is_written() {
-        // 64 KB from the allocator; 8 MB mapped (on Linux) at a 2 MB boundary.
-        for len in [8 * 1024, 1024 * 1024] {
+        // 64 KB from the allocator; 8 MB and 3 MB mapped (on Linux) at a 2 MB boundary (a
+        // mapping whose size is not a multiple of 2 MB is not placed on one by the kernel, so
+        // the 3 MB table needs the offset).
+        for len in [8 * 1024, 1024 * 1024, 3 << 17] {
             let words = ZeroedWords::new(len).unwrap();
             assert_eq!(words.len(), len);
             assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == 0));
@@ -165,7 +181,7 @@ mod tests {
             }
             #[cfg(target_os = "linux")]
             if len * 8 >= HUGE_PAGE {
-                assert!(words.huge_pages_advised());
+                assert!(matches!(words.origin, Origin::Mapped { .. }));
                 assert_eq!(words.as_ptr() as usize % HUGE_PAGE, 0);
             }
         }
