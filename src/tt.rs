@@ -153,7 +153,7 @@ impl TranspositionTable {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is only a hint; the pointer stays inside the vector.
+        // SAFETY: prefetching is only a hint; the pointer stays inside the table.
         unsafe {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let ptr = self.words.as_ptr().add(self.bucket_start(key)) as *const i8;
