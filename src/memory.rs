@@ -34,8 +34,6 @@ enum Origin {
     Mapped {
         base: *mut libc::c_void,
         size: usize,
-        /// `madvise` accepted `MADV_HUGEPAGE` (it refuses without transparent huge pages).
-        advised: bool,
     },
 }
 
@@ -56,15 +54,6 @@ impl ZeroedWords {
             return Some(words);
         }
         Self::heap(len)
-    }
-
-    /// Does the memory come from a mapping the kernel accepted the huge-page advice for?
-    pub fn huge_pages_advised(&self) -> bool {
-        match self.origin {
-            Origin::Heap(_) => false,
-            #[cfg(target_os = "linux")]
-            Origin::Mapped { advised, .. } => advised,
-        }
     }
 
     fn heap(len: usize) -> Option<ZeroedWords> {
@@ -108,17 +97,12 @@ impl ZeroedWords {
         let start = unsafe { (base as *mut u8).add(offset) };
         // Only advice: without transparent huge pages the call fails and 4 KB pages serve.
         // SAFETY: the range is inside the mapping made above.
-        let advised =
-            unsafe { libc::madvise(start as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE) } == 0;
+        unsafe { libc::madvise(start as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE) };
         Some(ZeroedWords {
             // SAFETY: `start` lies inside a mapping that succeeded, so it is not null.
             ptr: unsafe { NonNull::new_unchecked(start as *mut AtomicU64) },
             len,
-            origin: Origin::Mapped {
-                base,
-                size,
-                advised,
-            },
+            origin: Origin::Mapped { base, size },
         })
     }
 }
@@ -142,7 +126,7 @@ impl Drop for ZeroedWords {
             },
             // SAFETY: the mapping made in `mapped`, unmapped once.
             #[cfg(target_os = "linux")]
-            Origin::Mapped { base, size, .. } => unsafe {
+            Origin::Mapped { base, size } => unsafe {
                 libc::munmap(base, size);
             },
         }
@@ -153,7 +137,7 @@ impl std::fmt::Debug for ZeroedWords {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ZeroedWords")
             .field("len", &self.len)
-            .field("huge_pages_advised", &self.huge_pages_advised())
+            .field("mapped", &!matches!(self.origin, Origin::Heap(_)))
             .finish()
     }
 }
