@@ -1,14 +1,18 @@
 //! Move ordering over shakmaty's legal move list.
 //!
 //! The main search tries the transposition-table move first, before any generation (it is
-//! checked for legality with `is_legal`, which only generates moves to one square). Then the
-//! full legal list is generated once and picked in order of a score: winning captures and
-//! queen promotions (MVV-LVA plus capture history), killers, the countermove, quiets by
-//! history (plus a bonus for taking a piece out of a cheaper piece's attack, minus one for
-//! walking into it), and losing captures (by SEE) last. Quiescence uses captures and queen promotions
-//! only, or every evasion when in check; out of check it generates just those
-//! ([`noisy_moves`]), in the order shakmaty's full generation would list them:
-//! [`is_quiescence_move`] is the one definition of what quiescence searches.
+//! checked for legality with `is_legal`, which only generates moves to one square). Then, out of
+//! check, the picker goes in stages, each generated only when the ones before have not cut the
+//! node off: winning captures and queen promotions (MVV-LVA plus capture history; each judged by
+//! SEE only when it comes up, a losing one put aside), the two killers and the countermove
+//! (checked with `is_legal`), quiet moves by history (plus a bonus for taking a piece out of a
+//! cheaper piece's attack, minus one for walking into it), the losing captures, and quiet
+//! under-promotions last. The order is the one [`ordering_score`] gives the full list, ties
+//! in generation order: a test compares the staged picker with one stable sort. In check, every
+//! evasion is generated and scored at once. Quiescence uses captures and queen promotions only,
+//! or every evasion when in check; out of check it generates just those ([`noisy_moves`]), in
+//! the order shakmaty's full generation would list them: [`is_quiescence_move`] is the one
+//! definition of what quiescence searches.
 //!
 //! `history.rs` holds the statistics the ordering learns from cutoffs (the histories and the
 //! countermoves).
@@ -257,12 +261,103 @@ pub struct OrderingContext {
     pub cont: [Option<(usize, Square)>; 2],
 }
 
-/// Stages of the main-search picker.
+/// Where the picker is. The main search out of check passes the stages in this order,
+/// generating quiet moves only when the noisy moves, killers and countermove have not cut the
+/// node off; quiescence and positions in check generate every move at once (`All`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     TtMove,
-    Generate,
-    Pick,
+    GenerateNoisy,
+    GoodNoisy,
+    Killer1,
+    Killer2,
+    Counter,
+    GenerateQuiets,
+    Quiets,
+    /// Losing captures, then quiet under-promotions.
+    Bad,
+    GenerateAll,
+    All,
+}
+
+/// A list of moves with their ordering scores, yielded best first (by selection, or sorted
+/// once for the quiet moves, which are more often all tried); of equal scores, the one
+/// generated first. (Stable, so the staged picker yields exactly what one sort of the full
+/// list would; a test compares the two.)
+#[derive(Debug, Default)]
+struct ScoredMoves {
+    moves: MoveList,
+    /// The ordering score of each move of `moves`. (An `ArrayVec`, not an array: a picker is
+    /// made at every node, and zeroing 1 KB there cost 4% of the search's time.)
+    scores: ArrayVec<i32, 256>,
+    /// The moves before this one are taken.
+    start: usize,
+}
+
+impl ScoredMoves {
+    fn clear(&mut self) {
+        self.moves.clear();
+        self.scores.clear();
+        self.start = 0;
+    }
+
+    fn push(&mut self, m: Move, score: i32) {
+        self.moves.push(m);
+        self.scores.push(score);
+    }
+
+    /// Takes the best move left: selection, for the short lists of noisy moves and evasions.
+    /// The best score is kept in a register and the slice lets the compiler drop the bounds
+    /// checks in this hot loop. The moves between the first left and the best shift up one
+    /// place, so those left keep their generation order.
+    fn take_best(&mut self) -> Option<(Move, i32)> {
+        let remaining = &self.scores[self.start..];
+        let (&first, rest) = remaining.split_first()?;
+        let mut best = 0;
+        let mut best_score = first;
+        for (i, &s) in rest.iter().enumerate() {
+            if s > best_score {
+                best = i + 1;
+                best_score = s;
+            }
+        }
+        let (start, best) = (self.start, self.start + best);
+        let m = self.moves[best];
+        if best > start {
+            self.moves[start..=best].rotate_right(1);
+            self.scores[start..=best].rotate_right(1);
+        }
+        self.start += 1;
+        Some((m, best_score))
+    }
+
+    /// Sorts the moves left, best first, ties in generation order (insertion sort: the lists
+    /// are short), so that [`ScoredMoves::take_next`] can take them in turn.
+    fn sort(&mut self) {
+        let (moves, scores) = (
+            &mut self.moves[self.start..],
+            &mut self.scores[self.start..],
+        );
+        for i in 1..scores.len() {
+            let (m, s) = (moves[i], scores[i]);
+            let mut j = i;
+            while j > 0 && scores[j - 1] < s {
+                scores[j] = scores[j - 1];
+                moves[j] = moves[j - 1];
+                j -= 1;
+            }
+            scores[j] = s;
+            moves[j] = m;
+        }
+    }
+
+    /// The next move of a sorted list.
+    fn take_next(&mut self) -> Option<(Move, i32)> {
+        let i = self.start;
+        let picked = (*self.moves.get(i)?, self.scores[i]);
+        self.start += 1;
+        Some(picked)
+    }
 }
 
 /// Yields legal moves best first; see the module comment for the order.
@@ -270,11 +365,10 @@ enum Stage {
 pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
-    moves: MoveList,
-    /// The ordering score of each move of `moves`. (An `ArrayVec`, not an array: a picker is
-    /// made at every node, and zeroing 1 KB there cost 4% of the search's time.)
-    scores: ArrayVec<i32, 256>,
-    next: usize,
+    /// The moves of the current stage.
+    list: ScoredMoves,
+    /// Losing captures, found while the good ones are picked, and quiet under-promotions.
+    bad: ScoredMoves,
     quiescence: bool,
     ctx: OrderingContext,
 }
@@ -285,9 +379,8 @@ impl MovePicker {
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
-            moves: MoveList::new(),
-            scores: ArrayVec::new(),
-            next: 0,
+            list: ScoredMoves::default(),
+            bad: ScoredMoves::default(),
             quiescence: false,
             ctx,
         }
@@ -307,7 +400,11 @@ impl MovePicker {
         loop {
             match self.stage {
                 Stage::TtMove => {
-                    self.stage = Stage::Generate;
+                    self.stage = if self.quiescence || pos.is_check() {
+                        Stage::GenerateAll
+                    } else {
+                        Stage::GenerateNoisy
+                    };
                     if let Some(m) = self.tt_move {
                         if !self.quiescence || pos.is_check() || is_quiescence_move(m) {
                             return Some((m, GOOD_NOISY * 2));
@@ -317,77 +414,177 @@ impl MovePicker {
                         self.tt_move = None;
                     }
                 }
-                Stage::Generate => {
-                    self.generate(pos, hist);
-                    self.stage = Stage::Pick;
-                }
-                Stage::Pick => {
-                    if self.next >= self.moves.len() {
-                        return None;
+                Stage::GenerateNoisy => {
+                    self.list.clear();
+                    noisy_moves(pos, &mut self.list.moves);
+                    let tt = self.tt_move;
+                    self.list.moves.retain(|m| Some(*m) != tt);
+                    let us = pos.turn();
+                    for &m in self.list.moves.iter() {
+                        self.list.scores.push(noisy_base(hist, us, m));
                     }
-                    // Selection sort step: bring the best remaining move forward (the
-                    // first of equal scores). Most nodes cut off after a few moves, so this
-                    // beats sorting the whole list; the best score is kept in a register and
-                    // the slice lets the compiler drop the bounds checks in this hot loop.
-                    let remaining = &self.scores[self.next..self.moves.len()];
-                    let mut best = 0;
-                    let mut best_score = remaining[0];
-                    for (i, &s) in remaining.iter().enumerate().skip(1) {
-                        if s > best_score {
-                            best = i;
-                            best_score = s;
-                        }
-                    }
-                    let best = self.next + best;
-                    self.moves.swap(self.next, best);
-                    self.scores.swap(self.next, best);
-                    let picked = (self.moves[self.next], self.scores[self.next]);
-                    self.next += 1;
-                    return Some(picked);
+                    self.stage = Stage::GoodNoisy;
                 }
+                Stage::GoodNoisy => match self.list.take_best() {
+                    // The exchange is judged only now: a cutoff before spares the rest.
+                    Some((m, base)) if see::see_ge(pos, m, -50) => {
+                        return Some((m, GOOD_NOISY + base));
+                    }
+                    Some((m, base)) => self.bad.push(m, BAD_NOISY + base),
+                    None => self.stage = Stage::Killer1,
+                },
+                Stage::Killer1 => {
+                    self.stage = Stage::Killer2;
+                    let k = self.ctx.killers[0];
+                    if let Some(m) = self.refutation(pos, k, [None, None]) {
+                        return Some((m, KILLER_1));
+                    }
+                }
+                Stage::Killer2 => {
+                    self.stage = Stage::Counter;
+                    let k = self.ctx.killers[1];
+                    if let Some(m) = self.refutation(pos, k, [self.ctx.killers[0], None]) {
+                        return Some((m, KILLER_2));
+                    }
+                }
+                Stage::Counter => {
+                    self.stage = Stage::GenerateQuiets;
+                    let c = self.ctx.counter;
+                    if let Some(m) = self.refutation(pos, c, self.ctx.killers) {
+                        return Some((m, COUNTER));
+                    }
+                }
+                Stage::GenerateQuiets => {
+                    self.generate_quiets(pos, hist);
+                    self.list.sort();
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => match self.list.take_next() {
+                    Some(picked) => return Some(picked),
+                    None => self.stage = Stage::Bad,
+                },
+                Stage::Bad => return self.bad.take_best(),
+                Stage::GenerateAll => {
+                    self.generate_all(pos, hist);
+                    self.stage = Stage::All;
+                }
+                Stage::All => return self.list.take_best(),
             }
         }
     }
 
-    fn generate(&mut self, pos: &Chess, hist: &Histories) {
+    /// A killer or the countermove, if it is a quiet move (or quiet under-promotion) legal here
+    /// and not yielded before (the TT move or one of `before`).
+    fn refutation(&self, pos: &Chess, m: Option<Move>, before: [Option<Move>; 2]) -> Option<Move> {
+        let m = m?;
+        let fresh = Some(m) != self.tt_move && !before.contains(&Some(m));
+        (fresh && !is_quiescence_move(m) && pos.is_legal(m)).then_some(m)
+    }
+
+    /// The quiet moves by history, a piece in danger moved out of it first; quiet
+    /// under-promotions go after the losing captures. Every move yielded before is left out.
+    fn generate_quiets(&mut self, pos: &Chess, hist: &Histories) {
+        let us = pos.turn();
+        let threats = threats(pos);
+        let yielded = [
+            self.tt_move,
+            self.ctx.killers[0],
+            self.ctx.killers[1],
+            self.ctx.counter,
+        ];
+        // Their target squares: most moves need no comparison with them.
+        let targets = yielded
+            .iter()
+            .flatten()
+            .fold(Bitboard::EMPTY, |b, m| b.with(m.to()));
+        self.list.clear();
+        for m in pos.legal_moves() {
+            if is_quiescence_move(m) || (targets.contains(m.to()) && yielded.contains(&Some(m))) {
+                continue;
+            }
+            if m.is_promotion() {
+                self.bad.push(m, UNDER_PROMOTION);
+            } else {
+                self.list
+                    .push(m, quiet_score(hist, us, m, &self.ctx, &threats));
+            }
+        }
+    }
+
+    /// Every legal move but the TT move (only the noisy ones in quiescence out of check), each
+    /// with its [`ordering_score`].
+    fn generate_all(&mut self, pos: &Chess, hist: &Histories) {
+        self.list.clear();
         if self.quiescence && !pos.is_check() {
-            // Captures and queen promotions; under-promotions are almost never better.
-            noisy_moves(pos, &mut self.moves);
+            noisy_moves(pos, &mut self.list.moves);
         } else {
-            self.moves = pos.legal_moves();
+            self.list.moves = pos.legal_moves();
         }
         if let Some(tt) = self.tt_move {
-            self.moves.retain(|m| *m != tt);
+            self.list.moves.retain(|m| *m != tt);
         }
-        let us = pos.turn();
         let threats = if self.quiescence {
             [Bitboard::EMPTY; 3]
         } else {
             threats(pos)
         };
-        self.scores.clear();
-        for &m in self.moves.iter() {
-            self.scores.push(if is_quiescence_move(m) {
-                let base = mvv_lva(m) + hist.capture(us, m) / 16;
-                if self.quiescence || see::see_ge(pos, m, -50) {
-                    GOOD_NOISY + base
-                } else {
-                    BAD_NOISY + base
-                }
-            } else if Some(m) == self.ctx.killers[0] {
-                KILLER_1
-            } else if Some(m) == self.ctx.killers[1] {
-                KILLER_2
-            } else if Some(m) == self.ctx.counter {
-                COUNTER
-            } else if m.is_promotion() {
-                // Under-promotions: after every quiet move.
-                BAD_NOISY - 100_000
-            } else {
-                // Quiets by history, a piece in danger moved out of it first.
-                hist.quiet_score(us, m, &self.ctx.cont) + escape_bonus(m, &threats)
-            });
+        for &m in self.list.moves.iter() {
+            let s = ordering_score(pos, hist, m, &self.ctx, &threats, self.quiescence);
+            self.list.scores.push(s);
         }
+    }
+}
+
+/// A quiet under-promotion's score: after every other move.
+const UNDER_PROMOTION: i32 = BAD_NOISY - 100_000;
+
+/// The base score of a noisy move: MVV-LVA and capture history.
+#[inline]
+fn noisy_base(hist: &Histories, us: Color, m: Move) -> i32 {
+    mvv_lva(m) + hist.capture(us, m) / 16
+}
+
+/// The score of a quiet move: history, a piece in danger moved out of it first.
+#[inline]
+fn quiet_score(
+    hist: &Histories,
+    us: Color,
+    m: Move,
+    ctx: &OrderingContext,
+    threats: &[Bitboard; 3],
+) -> i32 {
+    hist.quiet_score(us, m, &ctx.cont) + escape_bonus(m, threats)
+}
+
+/// The one definition of a move's place in the order (the staged picker follows it stage by
+/// stage): winning noisy moves (every noisy move in quiescence) by MVV-LVA and capture history,
+/// the killers, the countermove, quiet moves, losing captures, quiet under-promotions.
+fn ordering_score(
+    pos: &Chess,
+    hist: &Histories,
+    m: Move,
+    ctx: &OrderingContext,
+    threats: &[Bitboard; 3],
+    quiescence: bool,
+) -> i32 {
+    let us = pos.turn();
+    if is_quiescence_move(m) {
+        let base = noisy_base(hist, us, m);
+        if quiescence || see::see_ge(pos, m, -50) {
+            GOOD_NOISY + base
+        } else {
+            BAD_NOISY + base
+        }
+    } else if Some(m) == ctx.killers[0] {
+        KILLER_1
+    } else if Some(m) == ctx.killers[1] {
+        KILLER_2
+    } else if Some(m) == ctx.counter {
+        COUNTER
+    } else if m.is_promotion() {
+        UNDER_PROMOTION
+    } else {
+        quiet_score(hist, us, m, ctx, threats)
     }
 }
 
@@ -517,5 +714,84 @@ mod tests {
         // Good captures come before quiet moves.
         let first_quiet = seen.iter().position(|m| !m.is_capture()).unwrap();
         assert!(seen[1..first_quiet].iter().all(|m| m.is_capture()));
+    }
+
+    #[test]
+    fn staged_picker_yields_the_order_of_one_stable_sort() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        // Positions of the perft suite and a few random plies from each, with random
+        // histories, killers, countermoves (legal here or moves of other positions, quiet or
+        // not) and TT moves: the picker yields exactly the full legal list sorted (stably) by
+        // `ordering_score`.
+        let mut rng = StdRng::seed_from_u64(21);
+        let mut seen: Vec<Move> = Vec::new();
+        let mut checked = 0;
+        for line in include_str!("../../tests/data/perft/standard.epd").lines() {
+            let fen = line.split(';').next().unwrap().trim();
+            let mut pos = Pos::from_fen(fen, CastlingMode::Standard).unwrap();
+            for _ in 0..8 {
+                let moves = pos.chess().legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seen.extend(moves.iter().copied());
+                let us = pos.turn();
+                let any = |rng: &mut StdRng| moves[rng.random_range(0..moves.len())];
+                let mut hist = Histories::default();
+                let cont = [
+                    Some(Histories::piece_to(
+                        !us,
+                        seen[rng.random_range(0..seen.len())],
+                    )),
+                    None,
+                ];
+                for _ in 0..rng.random_range(0..60) {
+                    let (best, other) = (any(&mut rng), any(&mut rng));
+                    let depth = rng.random_range(1..12);
+                    if is_noisy(best) {
+                        hist.update_captures(us, Some(best), &[other], depth);
+                    } else {
+                        hist.update_quiets(us, best, &[other], depth, &cont);
+                    }
+                }
+                let maybe = |rng: &mut StdRng| match rng.random_range(0..5) {
+                    0 => None,
+                    1 | 2 => Some(any(rng)),
+                    _ => Some(seen[rng.random_range(0..seen.len())]),
+                };
+                let ctx = OrderingContext {
+                    killers: [maybe(&mut rng), maybe(&mut rng)],
+                    counter: maybe(&mut rng),
+                    cont,
+                };
+                let tt = rng.random_bool(0.5).then(|| any(&mut rng));
+
+                let mut picker = MovePicker::new(tt, ctx);
+                let mut staged = Vec::new();
+                while let Some(picked) = picker.next(pos.chess(), &hist) {
+                    staged.push(picked);
+                }
+                let threats = threats(pos.chess());
+                let mut sorted: Vec<(Move, i32)> = moves
+                    .iter()
+                    .filter(|m| Some(**m) != tt)
+                    .map(|&m| {
+                        (
+                            m,
+                            ordering_score(pos.chess(), &hist, m, &ctx, &threats, false),
+                        )
+                    })
+                    .collect();
+                sorted.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+                if let Some(tt) = tt {
+                    sorted.insert(0, (tt, GOOD_NOISY * 2));
+                }
+                assert_eq!(staged, sorted, "{} {ctx:?} {tt:?}", pos.fen());
+                checked += 1;
+                pos = pos.play(any(&mut rng));
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 }
