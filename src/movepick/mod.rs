@@ -192,6 +192,9 @@ const KILLER_1: i32 = 1_000_000;
 const KILLER_2: i32 = 999_000;
 const COUNTER: i32 = 998_000;
 const BAD_NOISY: i32 = -2_000_000;
+/// A noisy move is a winning one (ordered before the killers) when it loses at most this much by
+/// SEE; the others come after the quiet moves.
+const GOOD_NOISY_SEE: i32 = -50;
 /// Added to a quiet move that takes a piece out of an attack by a cheaper piece, taken from
 /// one that walks into such an attack: about the weight of the two histories together.
 const ESCAPE: i32 = 16_384;
@@ -427,7 +430,7 @@ impl MovePicker {
                 }
                 Stage::GoodNoisy => match self.list.take_best() {
                     // The exchange is judged only now: a cutoff before spares the rest.
-                    Some((m, base)) if see::see_ge(pos, m, -50) => {
+                    Some((m, base)) if see::see_ge(pos, m, GOOD_NOISY_SEE) => {
                         return Some((m, GOOD_NOISY + base));
                     }
                     Some((m, base)) => self.bad.push(m, BAD_NOISY + base),
@@ -570,7 +573,7 @@ fn ordering_score(
     let us = pos.turn();
     if is_quiescence_move(m) {
         let base = noisy_base(hist, us, m);
-        if quiescence || see::see_ge(pos, m, -50) {
+        if quiescence || see::see_ge(pos, m, GOOD_NOISY_SEE) {
             GOOD_NOISY + base
         } else {
             BAD_NOISY + base
