@@ -429,6 +429,15 @@ mod tests {
     use crate::position::Position as Pos;
     use shakmaty::CastlingMode;
 
+    /// Every move the picker yields, with its score, in order.
+    fn drain(mut picker: MovePicker, pos: &Chess, hist: &Histories) -> Vec<(Move, i32)> {
+        let mut moves = Vec::new();
+        while let Some(picked) = picker.next(pos, hist) {
+            moves.push(picked);
+        }
+        moves
+    }
+
     #[test]
     fn pieces_in_danger_move_out_of_it_first() {
         // The black pawn on d5 attacks the knight on e4; with empty histories the first quiet
@@ -440,13 +449,12 @@ mod tests {
         )
         .unwrap();
         let hist = Histories::default();
-        let mut picker = MovePicker::new(None, OrderingContext::default());
-        let mut quiets = Vec::new();
-        while let Some((m, _)) = picker.next(pos.chess(), &hist) {
-            if !m.is_capture() {
-                quiets.push(m);
-            }
-        }
+        let picker = MovePicker::new(None, OrderingContext::default());
+        let quiets: Vec<Move> = drain(picker, pos.chess(), &hist)
+            .into_iter()
+            .map(|(m, _)| m)
+            .filter(|m| !m.is_capture())
+            .collect();
         let knight = |m: &Move| m.from() == Some(Square::E4);
         let unsafe_square = |m: &Move| m.to() == Square::D6 || m.to() == Square::F6;
         let escapes = quiets
@@ -469,13 +477,10 @@ mod tests {
         // knight (not searched, even as the transposition table's move).
         let pos = Pos::from_fen("8/1P6/8/8/8/8/k7/4K3 w - - 0 1", CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let yielded = |tt: &str| {
-            let mut picker = MovePicker::quiescence(pos.parse_uci_move(tt));
-            let mut moves = Vec::new();
-            while let Some((m, _)) = picker.next(pos.chess(), &hist) {
-                moves.push(m);
-            }
-            moves
+        let yielded = |tt: &str| -> Vec<Move> {
+            let picker = MovePicker::quiescence(pos.parse_uci_move(tt));
+            let moves = drain(picker, pos.chess(), &hist);
+            moves.into_iter().map(|(m, _)| m).collect()
         };
         let queen = pos.parse_uci_move("b7b8q").unwrap();
         assert_eq!(yielded("b7b8n"), [queen]);
@@ -496,11 +501,11 @@ mod tests {
         .unwrap();
         let hist = Histories::default();
         let tt = pos.parse_uci_move("e2a6");
-        let mut picker = MovePicker::new(tt, OrderingContext::default());
-        let mut seen = Vec::new();
-        while let Some((m, _)) = picker.next(pos.chess(), &hist) {
-            seen.push(m);
-        }
+        let picker = MovePicker::new(tt, OrderingContext::default());
+        let seen: Vec<Move> = drain(picker, pos.chess(), &hist)
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect();
         assert_eq!(seen[0], tt.unwrap());
         assert_eq!(seen.len(), pos.chess().legal_moves().len());
         let mut dedup = seen.clone();
@@ -563,11 +568,7 @@ mod tests {
                 };
                 let tt = rng.random_bool(0.5).then(|| any(&mut rng));
 
-                let mut picker = MovePicker::new(tt, ctx);
-                let mut staged = Vec::new();
-                while let Some(picked) = picker.next(pos.chess(), &hist) {
-                    staged.push(picked);
-                }
+                let staged = drain(MovePicker::new(tt, ctx), pos.chess(), &hist);
                 let threats = threats(pos.chess());
                 let mut sorted: Vec<(Move, i32)> = moves
                     .iter()
