@@ -118,8 +118,9 @@ fn uci_banner_announces_the_syzygy_options() {
     }
 }
 
-/// Positions whose value a shallow search gets wrong and the tables know, with the oracle's
-/// verdict for the side to move.
+/// Positions whose value a shallow search may get wrong and the tables know, with the oracle's
+/// verdict for the side to move. (A net can learn some of them: generation 4 scores the rook
+/// pawn's draw −14 at depth 3 without tables, where generation 3 saw a pawn up.)
 const ONLY_THE_TABLES_KNOW: [(&str, Wdl); 5] = [
     // KPvK: a pawn up, but the defending king holds the opposition.
     ("4k3/8/8/8/4P3/4K3/8/8 w - - 0 1", Wdl::Draw),
@@ -139,6 +140,7 @@ fn the_tables_score_what_a_shallow_search_cannot_know() {
     let mut with = engine_with_tables();
     let mut without = Engine::spawn();
     without.uci();
+    let mut misjudged_without = Vec::new();
     for (fen, verdict) in ONLY_THE_TABLES_KNOW {
         assert_eq!(
             oracle.probe_wdl_after_zeroing(&chess(fen)).unwrap(),
@@ -165,13 +167,21 @@ fn the_tables_score_what_a_shallow_search_cannot_know() {
         let (kind, cp) = info_score(&line).unwrap();
         assert_eq!(info_value(&line, "tbhits"), Some(0), "{line}");
         assert_eq!(kind, "cp");
-        match verdict {
-            // Without tables the material counts: the search thinks it is better.
-            Wdl::Draw => assert!(cp > 50, "without tables: {line}"),
-            Wdl::Win => assert!(cp < 10_000, "without tables: {line}"),
+        // Without tables the material counts: a draw looks better than it is, a win is not
+        // known to be one.
+        let misjudged = match verdict {
+            Wdl::Draw => cp > 50,
+            Wdl::Win => cp < TB_BOUND as i64,
             _ => unreachable!(),
-        }
+        };
+        misjudged_without.push((misjudged, line));
     }
+    // The positions are there because the search without tables gets them wrong: most of
+    // them it still must (so the scores above came from the tables, not from the search).
+    assert!(
+        misjudged_without.iter().filter(|(m, _)| *m).count() >= 3,
+        "{misjudged_without:#?}"
+    );
     with.assert_no_panic();
     without.assert_no_panic();
 }
