@@ -79,16 +79,65 @@ enum Job {
 struct UciReporter {
     mode: CastlingMode,
     wdl_material: Option<u32>,
+    /// At a level that chooses among several lines, the lines shown (`None` at full strength).
+    lines_shown: Option<LinesShown>,
 }
 
-impl Reporter for UciReporter {
-    fn iteration(&mut self, info: &IterationInfo) {
+/// Every line shown, by depth and MultiPV index, written as it would read as the line played
+/// (`multipv 1`), and the last line printed.
+#[derive(Default)]
+struct LinesShown {
+    as_played: Vec<(i32, usize, String)>,
+    last: String,
+}
+
+impl UciReporter {
+    fn line(&self, info: &IterationInfo) -> String {
         let mut line = uci::info_line(info, self.mode);
         if let Some(material) = self.wdl_material {
             let (w, d, l) = crate::wdl::wdl(info.score, material);
             if let Some(at) = line.find(" nodes ") {
                 line.insert_str(at, &format!(" wdl {w} {d} {l}"));
             }
+        }
+        line
+    }
+
+    /// After a level chose line `index` of the iteration at `depth`: prints that line again
+    /// as line 1 unless it was the last line printed, so that the last `info` a GUI or a
+    /// match runner reads is the line whose first move is the `bestmove` (and its score).
+    fn show_played(&self, depth: i32, index: usize) {
+        let Some(shown) = &self.lines_shown else {
+            return;
+        };
+        let played = shown
+            .as_played
+            .iter()
+            .find(|(d, multipv, _)| (*d, *multipv) == (depth, index + 1));
+        if let Some((_, _, line)) = played
+            && *line != shown.last
+        {
+            emit(line);
+        }
+    }
+}
+
+impl Reporter for UciReporter {
+    fn iteration(&mut self, info: &IterationInfo) {
+        let line = self.line(info);
+        let as_played = self.lines_shown.is_some().then(|| {
+            self.line(&IterationInfo {
+                multipv: 1,
+                ..info.clone()
+            })
+        });
+        if let (Some(shown), Some(as_played)) = (&mut self.lines_shown, as_played) {
+            let key = (info.depth, info.multipv);
+            shown
+                .as_played
+                .retain(|(d, multipv, _)| (*d, *multipv) != key);
+            shown.as_played.push((key.0, key.1, as_played));
+            shown.last.clone_from(&line);
         }
         emit(&line);
     }
@@ -117,7 +166,12 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 } = *job;
                 pool.set_tt(tt);
                 pool.set_tablebases(tablebases, tb_settings);
-                let mut reporter = UciReporter { mode, wdl_material };
+                let choosing = strength.is_some_and(|level| level.lines > 1);
+                let mut reporter = UciReporter {
+                    mode,
+                    wdl_material,
+                    lines_shown: choosing.then(LinesShown::default),
+                };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     if strength.is_some() {
@@ -134,8 +188,12 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                         let chosen = strength
                             .filter(|level| level.lines > 1)
                             .map(|level| strength::choose(&result.lines, &level, &mut rand::rng()));
-                        let (best, ponder) = match chosen.and_then(|i| result.lines.get(i)) {
-                            Some(line) => (Some(line.mv), line.pv.get(1).copied()),
+                        let line = chosen.and_then(|i| result.lines.get(i).map(|l| (i, l)));
+                        let (best, ponder) = match line {
+                            Some((index, line)) => {
+                                reporter.show_played(result.depth, index);
+                                (Some(line.mv), line.pv.get(1).copied())
+                            }
                             None => (result.best, result.ponder),
                         };
                         emit(&uci::bestmove(best, ponder, mode))

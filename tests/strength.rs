@@ -1,8 +1,8 @@
 //! Human-strength play over the real binary: `UCI_LimitStrength` and `UCI_Elo` are announced
 //! and clamped, a limited search keeps to its level's node budget (also with more threads and
-//! a larger MultiPV), plays one of its lines within the level's margin, varies between equal
-//! moves and never gives away what the search sees; analysis stays at full strength. (How
-//! strong each level plays is measured by games: see the README.)
+//! a larger MultiPV), plays one of its lines within the level's margin and shows it last,
+//! varies between equal moves and never gives away what the search sees; analysis stays at
+//! full strength. (How strong each level plays is measured by games: see the README.)
 
 mod common;
 
@@ -66,12 +66,28 @@ fn a_limited_search_plays_one_of_its_lines_within_the_margin() {
                 "{elo}: {nodes} nodes for a budget of {}",
                 level.nodes
             );
-            let set = last_multipv_set(&out.lines, level.lines);
+            // The last line printed is the line played, as line 1; the lines before it are
+            // the ones the level chose from.
+            let scored = out.score_lines();
+            let (shown_last, before) = scored.split_last().expect("scored lines");
+            assert_eq!(info_value(shown_last, "multipv"), Some(1), "{shown_last}");
+            assert_eq!(pv_of(shown_last)[0], out.best, "{elo}: {shown_last}");
+            let before: Vec<String> = before.iter().map(|l| l.to_string()).collect();
+            let set = last_multipv_set(&before, level.lines);
             let best = info_cp(&set[0]);
             let played = set
                 .iter()
                 .find(|l| pv_of(l)[0] == out.best)
                 .unwrap_or_else(|| panic!("{elo}: {} is none of {set:#?}", out.best));
+            assert_eq!(
+                shown_last.replacen(" multipv 1 ", "", 1),
+                played.replacen(
+                    &format!(" multipv {} ", info_value(played, "multipv").unwrap()),
+                    "",
+                    1
+                ),
+                "{elo}: the line played is shown again as it was"
+            );
             assert!(
                 info_cp(played) >= best - level.margin as i64,
                 "{elo}: {played} is more than {} below {best}",
