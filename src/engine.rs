@@ -79,17 +79,14 @@ enum Job {
 struct UciReporter {
     mode: CastlingMode,
     wdl_material: Option<u32>,
-    /// At a level that chooses among several lines, the lines shown (`None` at full strength).
-    lines_shown: Option<LinesShown>,
+    /// At a level that chooses among several lines: every line shown, by depth and MultiPV
+    /// index, written as it would read as the line played (`multipv 1`). `None` at full
+    /// strength.
+    lines_shown: Option<Vec<ShownLine>>,
 }
 
-/// Every line shown, by depth and MultiPV index, written as it would read as the line played
-/// (`multipv 1`), and the last line printed.
-#[derive(Default)]
-struct LinesShown {
-    as_played: Vec<(i32, usize, String)>,
-    last: String,
-}
+/// A line as shown: its depth, its MultiPV index and the line as it reads when played.
+type ShownLine = (i32, usize, String);
 
 impl UciReporter {
     fn line(&self, info: &IterationInfo) -> String {
@@ -104,19 +101,15 @@ impl UciReporter {
     }
 
     /// After a level chose line `index` of the iteration at `depth`: prints that line again
-    /// as line 1 unless it was the last line printed, so that the last `info` a GUI or a
-    /// match runner reads is the line whose first move is the `bestmove` (and its score).
+    /// as line 1, so that the last `info` a GUI or a match runner reads is the line whose
+    /// first move is the `bestmove` (and its score).
     fn show_played(&self, depth: i32, index: usize) {
-        let Some(shown) = &self.lines_shown else {
-            return;
-        };
-        let played = shown
-            .as_played
+        let played = self
+            .lines_shown
             .iter()
+            .flatten()
             .find(|(d, multipv, _)| (*d, *multipv) == (depth, index + 1));
-        if let Some((_, _, line)) = played
-            && *line != shown.last
-        {
+        if let Some((_, _, line)) = played {
             emit(line);
         }
     }
@@ -133,11 +126,8 @@ impl Reporter for UciReporter {
         });
         if let (Some(shown), Some(as_played)) = (&mut self.lines_shown, as_played) {
             let key = (info.depth, info.multipv);
-            shown
-                .as_played
-                .retain(|(d, multipv, _)| (*d, *multipv) != key);
-            shown.as_played.push((key.0, key.1, as_played));
-            shown.last.clone_from(&line);
+            shown.retain(|(d, multipv, _)| (*d, *multipv) != key);
+            shown.push((key.0, key.1, as_played));
         }
         emit(&line);
     }
@@ -170,7 +160,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 let mut reporter = UciReporter {
                     mode,
                     wdl_material,
-                    lines_shown: choosing.then(LinesShown::default),
+                    lines_shown: choosing.then(Vec::new),
                 };
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
