@@ -18,7 +18,7 @@
 //! engine never asks the book in Chess960.
 //!
 //! When to use the book (the `OwnBook`, `BookFile`, `BookDepth` options, the kind of `go`) is
-//! the controller's decision (`engine.rs`); this module only answers what the book holds.
+//! the controller's decision (`controller/go.rs`); this module only answers what the book holds.
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! One module per concern; `main.rs` only dispatches command-line arguments.
 
 pub mod book;
-pub mod engine;
+pub mod controller;
 pub mod memory;
 pub mod movepick;
 pub mod nnue;

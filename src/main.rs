@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use scout::engine::Engine;
+use scout::controller::Controller;
 use scout::position::Position;
 use scout::search::SharedFlags;
 use shakmaty::CastlingMode;
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
             help()
         }
         None => {
-            Engine::new(Arc::new(SharedFlags::default())).run();
+            Controller::new(Arc::new(SharedFlags::default())).run();
             ExitCode::SUCCESS
         }
         Some("bench") => {
@@ -142,7 +142,7 @@ fn main() -> ExitCode {
         Some("spsa") => spsa(),
         Some("-h" | "--help" | "help") => help(),
         Some(_) => {
-            if Engine::new(Arc::new(SharedFlags::default())).run_lines(&args) {
+            if Controller::new(Arc::new(SharedFlags::default())).run_lines(&args) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(2)

@@ -2,7 +2,7 @@
 //! here (the `uci` banner announces them from [`ALL`]), their stored values, and the reading of
 //! a `setoption` line into them, which clamps a number to its range or refuses what cannot be
 //! read, saying so through `warn`. What an option does beyond its stored value (resizing the
-//! hash table, starting threads, loading a file) is the controller's (`engine`), told by the
+//! hash table, starting threads, loading a file) is the controller's (`controller`), told by the
 //! [`Effect`] that [`Options::set`] returns.
 
 use crate::strength;

@@ -1,240 +1,53 @@
-//! The controller: owns the game state, the options and the threads.
+//! The controller: owns the game state, the options and the threads, and turns each UCI
+//! command into what it asks for.
 //!
 //! ```text
-//! stdin ─► reader thread ─(Command)─► controller ─(Job)─► search worker ─► stdout
-//!            sets `stop` at once          │ answers isready, d, eval    prints info/bestmove
-//!                                         ◄──────────(Done)─────────────┘
+//! stdin ─► input thread ─(Command)─► controller ─(Job)─► search worker ─► threads ─► search
+//!          input.rs                  mod.rs, go.rs       worker.rs       (eval, TT, move picker)
+//!          sets `stop` at once       answers isready,        │
+//!                                    d, eval                 ├─► `info` lines (reporter.rs)
+//!                                        ▲                   ├─► `bestmove`
+//!                                        └──────(done)───────┘
 //! ```
-//! The reader thread owns stdin; the worker lives for the whole process and waits for jobs.
-//! Only whole lines are written to stdout (each under the stdout lock), so they never
-//! interleave. A command that needs the worker idle (`go`, `position`, `ucinewgame`,
-//! `setoption`) stops a running search first and waits for its `bestmove`.
+//! The input thread owns stdin; the worker thread lives for the whole process, owns the
+//! thread pool (`threads`) and waits for jobs. Everything printed goes through `output.rs`:
+//! only whole lines, each under the stdout lock, so they never interleave. A command that
+//! needs the worker idle (`go`, `position`, `ucinewgame`, `setoption`) stops a running search
+//! first and waits for its `bestmove`.
+//!
+//! This file handles the commands: the position, the options and what they load (net, book,
+//! tablebases), and the work sent to the worker; `go.rs` reads a `go` (book move, clock,
+//! limits, strength). Imports here flow one way: this file uses `go`, `input` and `worker`;
+//! `worker` uses `reporter`; all but `input` print with `output`.
 
-use std::io::{BufRead, Write};
+mod go;
+mod input;
+mod output;
+mod reporter;
+mod worker;
+
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender, select, unbounded};
-use shakmaty::{CastlingMode, Color, Position as _, Square};
+use crossbeam_channel::{Receiver, Sender, select};
+use shakmaty::{CastlingMode, Position as _, Square};
 
-use crate::book::{self, Book};
+use crate::book::Book;
 use crate::nnue::{self, Network};
 use crate::options::{Effect, Options};
 use crate::position::Position;
-use crate::score::MAX_PLY;
-use crate::search::{IterationInfo, Limits, Reporter, SharedFlags};
-use crate::strength::{self, Level};
-use crate::tablebase::{ProbeSettings, Tablebases};
-use crate::threads::ThreadPool;
-use crate::time::{Clock, TimeManager};
+use crate::search::SharedFlags;
+use crate::tablebase::Tablebases;
+use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 use crate::uci::{self, Command, Go, Start};
-
-/// Writes one line to stdout and flushes it.
-pub fn emit(line: &str) {
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    let _ = writeln!(lock, "{line}");
-    let _ = lock.flush();
-}
-
-/// A search for the search thread: the position and everything the search needs with it.
-struct SearchJob {
-    root: Position,
-    history: Vec<u64>,
-    limits: Limits,
-    time: TimeManager,
-    tt: Arc<TranspositionTable>,
-    tablebases: Option<Arc<Tablebases>>,
-    tb_settings: ProbeSettings,
-    mode: CastlingMode,
-    /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
-    wdl_material: Option<u32>,
-    /// The level to play at (`None`: full strength).
-    strength: Option<Level>,
-}
-
-/// Work for the search thread.
-enum Job {
-    Search(Box<SearchJob>),
-    Perft {
-        root: Position,
-        depth: u32,
-        mode: CastlingMode,
-    },
-    Bench(i32),
-    Genfens(Box<crate::tools::genfens::Request>),
-    NewGame,
-    /// Replace the worker's table (before a resize, so the old one is freed first).
-    SetTt(Arc<TranspositionTable>),
-    /// Search with this many threads from now on.
-    SetThreads(usize),
-    /// Evaluate with this network from now on.
-    SetNetwork(Arc<Network>),
-}
-
-/// Prints the search's progress as UCI `info` lines.
-struct UciReporter {
-    mode: CastlingMode,
-    wdl_material: Option<u32>,
-    /// At a level that chooses among several lines: every line shown, by depth and MultiPV
-    /// index, written as it would read as the line played (`multipv 1`). `None` at full
-    /// strength.
-    lines_shown: Option<Vec<ShownLine>>,
-}
-
-/// A line as shown: its depth, its MultiPV index and the line as it reads when played.
-type ShownLine = (i32, usize, String);
-
-impl UciReporter {
-    fn line(&self, info: &IterationInfo) -> String {
-        let mut line = uci::info_line(info, self.mode);
-        if let Some(material) = self.wdl_material {
-            let (w, d, l) = crate::wdl::wdl(info.score, material);
-            if let Some(at) = line.find(" nodes ") {
-                line.insert_str(at, &format!(" wdl {w} {d} {l}"));
-            }
-        }
-        line
-    }
-
-    /// After a level chose line `index` of the iteration at `depth`: prints that line again
-    /// as line 1, so that the last `info` a GUI or a match runner reads is the line whose
-    /// first move is the `bestmove` (and its score).
-    fn show_played(&self, depth: i32, index: usize) {
-        let played = self
-            .lines_shown
-            .iter()
-            .flatten()
-            .find(|(d, multipv, _)| (*d, *multipv) == (depth, index + 1));
-        if let Some((_, _, line)) = played {
-            emit(line);
-        }
-    }
-}
-
-impl Reporter for UciReporter {
-    fn iteration(&mut self, info: &IterationInfo) {
-        let line = self.line(info);
-        let as_played = self.lines_shown.is_some().then(|| {
-            self.line(&IterationInfo {
-                multipv: 1,
-                ..info.clone()
-            })
-        });
-        if let (Some(shown), Some(as_played)) = (&mut self.lines_shown, as_played) {
-            let key = (info.depth, info.multipv);
-            shown.retain(|(d, multipv, _)| (*d, *multipv) != key);
-            shown.push((key.0, key.1, as_played));
-        }
-        emit(&line);
-    }
-
-    fn current_move(&mut self, depth: i32, mv: shakmaty::Move, number: usize) {
-        emit(&uci::currmove_line(depth, mv, number, self.mode));
-    }
-}
-
-fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
-    let mut pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
-    for job in jobs {
-        match job {
-            Job::Search(job) => {
-                let SearchJob {
-                    root,
-                    history,
-                    limits,
-                    time,
-                    tt,
-                    tablebases,
-                    tb_settings,
-                    mode,
-                    wdl_material,
-                    strength,
-                } = *job;
-                pool.set_tt(tt);
-                pool.set_tablebases(tablebases, tb_settings);
-                let choosing = strength.is_some_and(|level| level.lines > 1);
-                let mut reporter = UciReporter {
-                    mode,
-                    wdl_material,
-                    lines_shown: choosing.then(Vec::new),
-                };
-                // A panic in the search must still produce a legal answer, not a time loss.
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    if strength.is_some() {
-                        pool.search_alone(&root, &history, limits, time, &mut reporter)
-                    } else {
-                        pool.search(&root, &history, limits, time, &mut reporter)
-                    }
-                }));
-                match outcome {
-                    Ok(result) => {
-                        // A level with several lines plays one of the lines the GUI was shown
-                        // (the last completed iteration): a move that led only an unfinished
-                        // iteration was never compared with the others by score.
-                        let chosen = strength
-                            .filter(|level| level.lines > 1)
-                            .map(|level| strength::choose(&result.lines, &level, &mut rand::rng()));
-                        let line = chosen.and_then(|i| result.lines.get(i).map(|l| (i, l)));
-                        let (best, ponder) = match line {
-                            Some((index, line)) => {
-                                reporter.show_played(result.depth, index);
-                                (Some(line.mv), line.pv.get(1).copied())
-                            }
-                            None => (result.best, result.ponder),
-                        };
-                        emit(&uci::bestmove(best, ponder, mode))
-                    }
-                    Err(_) => {
-                        emit(&uci::info_string(
-                            "internal error in the search; playing a legal move",
-                        ));
-                        let any = root.chess().legal_moves().first().copied();
-                        emit(&uci::bestmove(any, None, mode));
-                        let threads = pool.threads();
-                        let net = pool.main().network().clone();
-                        pool = ThreadPool::new(Arc::new(TranspositionTable::new(1)), flags.clone());
-                        pool.set_threads(threads);
-                        pool.set_network(net);
-                    }
-                }
-            }
-            Job::Perft { root, depth, mode } => {
-                let stdout = std::io::stdout();
-                let out = &mut stdout.lock();
-                crate::tools::perft::divide(root.chess(), depth, mode, &flags.stop, out);
-            }
-            Job::Bench(depth) => {
-                let stdout = std::io::stdout();
-                // With the net the engine plays with (`EvalFile` included).
-                let net = pool.main().network().clone();
-                let out = &mut stdout.lock();
-                crate::tools::bench::run_threads(depth, 1, net, flags.clone(), out);
-            }
-            Job::Genfens(request) => {
-                let net = pool.main().network().clone();
-                let mut print = |line: &str| emit(line);
-                let made = crate::tools::genfens::run(&request, net, flags.clone(), &mut print);
-                if let Err(e) = made {
-                    emit(&uci::info_string(&format!("error: genfens: {e}")));
-                }
-            }
-            Job::NewGame => pool.new_game(),
-            Job::SetTt(tt) => pool.set_tt(tt),
-            Job::SetThreads(n) => pool.set_threads(n),
-            Job::SetNetwork(net) => pool.set_network(net),
-        }
-        if done.send(()).is_err() {
-            break;
-        }
-    }
-}
+use output::emit;
+use worker::{Job, SearchJob};
 
 /// The controller's state.
-pub struct Engine {
+pub struct Controller {
     root: Position,
     /// Keys of the game positions before `root` (for repetition detection).
     history: Vec<u64>,
@@ -254,27 +67,20 @@ pub struct Engine {
     tablebases: Option<Arc<Tablebases>>,
 }
 
-impl Engine {
+impl Controller {
     /// Starts the search worker.
-    pub fn new(flags: Arc<SharedFlags>) -> Engine {
-        let (jobs_tx, jobs_rx) = unbounded();
-        let (done_tx, done_rx) = unbounded();
-        let worker_flags = flags.clone();
-        thread::Builder::new()
-            .name("search".into())
-            .stack_size(64 * 1024 * 1024)
-            .spawn(move || worker(jobs_rx, done_tx, worker_flags))
-            .expect("cannot start the search thread");
+    pub fn new(flags: Arc<SharedFlags>) -> Controller {
+        let (jobs, done) = worker::spawn(flags.clone());
         let options = Options::default();
-        Engine {
+        Controller {
             root: Position::default(),
             history: Vec::new(),
             mode: CastlingMode::Standard,
             tt: Arc::new(TranspositionTable::new(options.hash_mb)),
             options,
             flags,
-            jobs: jobs_tx,
-            done: done_rx,
+            jobs,
+            done,
             busy: false,
             debug: false,
             net: nnue::default_network(),
@@ -285,12 +91,7 @@ impl Engine {
 
     /// Reads commands from stdin until `quit` or the end of input.
     pub fn run(mut self) {
-        let (cmd_tx, cmd_rx) = unbounded::<Command>();
-        let reader_flags = self.flags.clone();
-        thread::Builder::new()
-            .name("stdin".into())
-            .spawn(move || read_stdin(cmd_tx, reader_flags))
-            .expect("cannot start the input thread");
+        let cmd_rx = input::spawn(self.flags.clone());
         loop {
             select! {
                 recv(cmd_rx) -> cmd => match cmd {
@@ -326,7 +127,7 @@ impl Engine {
                 understood = false;
             }
             if let Command::Go(go) = &cmd
-                && endless(go)
+                && go::endless(go)
             {
                 emit(&uci::info_string(
                     "go: on the command line a search needs a limit (depth, nodes, \
@@ -368,7 +169,7 @@ impl Engine {
     }
 
     /// Applies one command. Returns `false` for `quit`: the engine is to exit.
-    pub fn handle(&mut self, cmd: Command) -> bool {
+    fn handle(&mut self, cmd: Command) -> bool {
         match cmd {
             Command::Uci => {
                 for line in uci::uci_banner() {
@@ -547,27 +348,6 @@ impl Engine {
         }
     }
 
-    /// A move from the opening book for `go`, if the book may be used: `OwnBook` on and a book
-    /// loaded, standard chess, a game on the clock (`wtime`/`btime` given; not `infinite`,
-    /// `ponder` or `searchmoves`), the game ply below `BookDepth`, and the position in the
-    /// book with a move of positive weight.
-    fn book_move(&self, go: &Go) -> Option<book::Choice> {
-        let book = self.book.as_ref()?;
-        let playing = go.wtime.is_some() || go.btime.is_some();
-        if !self.options.own_book
-            || self.options.chess960
-            || self.mode != CastlingMode::Standard
-            || !playing
-            || go.infinite
-            || go.ponder
-            || !go.searchmoves.is_empty()
-            || book::game_ply(self.root.chess()) >= self.options.book_depth
-        {
-            return None;
-        }
-        book.choose(self.root.chess(), &mut rand::rng())
-    }
-
     /// `SyzygyPath`: loads the tables of every directory listed (an empty value or `<empty>`
     /// switches them off). Whatever the path holds, the engine goes on: problems are reported
     /// in `info string`s, and without a usable table the search runs without tables.
@@ -628,6 +408,7 @@ impl Engine {
         self.mode = mode;
     }
 
+    /// `go`: a perft, a book move, or a search (`go.rs` reads its limits) sent to the worker.
     fn go(&mut self, go: Go) {
         for p in &go.problems {
             emit(&uci::info_string(&format!("go: {p}")));
@@ -636,7 +417,8 @@ impl Engine {
             self.perft(depth);
             return;
         }
-        if let Some(choice) = self.book_move(&go) {
+        let book = self.book.as_ref();
+        if let Some(choice) = go::book_move(book, &go, &self.options, &self.root, self.mode) {
             let text = uci::move_text(choice.mv, self.mode);
             emit(&uci::info_string(&format!(
                 "book move {text} (weight {} of total {})",
@@ -645,64 +427,8 @@ impl Engine {
             emit(&uci::bestmove(Some(choice.mv), None, self.mode));
             return;
         }
-        let white = self.root.turn() == Color::White;
-        let (mut time, mut inc) = if white {
-            (go.wtime, go.winc)
-        } else {
-            (go.btime, go.binc)
-        };
-        if time.is_none() {
-            // Only the opponent's clock was sent (a GUI bug): assume equal clocks.
-            time = if white { go.btime } else { go.wtime };
-            inc = inc.or(if white { go.binc } else { go.winc });
-        }
-        if time.is_some_and(|t| t < 0) || go.movetime.is_some_and(|t| t < 0) {
-            emit(&uci::info_string("go: negative time read as 0"));
-        }
-        let mut movestogo = go.movestogo;
-        if movestogo == Some(0) {
-            emit(&uci::info_string("go: movestogo 0 ignored"));
-            movestogo = None;
-        }
-        let clock = Clock {
-            time,
-            inc,
-            movestogo,
-            movetime: go.movetime,
-            overhead: self.options.move_overhead,
-        };
-        let timed = time.is_some() || go.movetime.is_some();
-        let mut limits = Limits {
-            depth: go.depth.map(|d| d.clamp(1, MAX_PLY as u64 - 1) as i32),
-            nodes: go.nodes,
-            soft_nodes: None,
-            mate: go.mate.map(|m| m.min(MAX_PLY as u64) as i32),
-            // A bare `go` searches until `stop`.
-            infinite: go.infinite
-                || (!timed && go.depth.is_none() && go.nodes.is_none() && go.mate.is_none()),
-            searchmoves: go
-                .searchmoves
-                .iter()
-                .filter_map(|t| {
-                    let m = self.root.parse_uci_move(t);
-                    if m.is_none() {
-                        emit(&uci::info_string(&format!(
-                            "searchmoves: '{t}' is not legal here; ignored"
-                        )));
-                    }
-                    m
-                })
-                .collect(),
-            multipv: self.options.multipv,
-        };
-        // A limited strength is a node budget on one thread and a choice among a few lines;
-        // analysis (`go infinite`) is always at full strength.
-        let strength = (self.options.limit_strength && !limits.infinite)
-            .then(|| strength::level(self.options.elo));
-        if let Some(level) = strength {
-            limits.nodes = Some(limits.nodes.map_or(level.nodes, |n| n.min(level.nodes)));
-            limits.multipv = level.lines;
-        }
+        let clock = go::clock(&go, &self.root, &self.options);
+        let (limits, strength) = go::limits(&go, &clock, &self.root, &self.options);
         self.flags.arm(go.ponder);
         let job = Job::Search(Box::new(SearchJob {
             root: self.root.clone(),
@@ -760,48 +486,4 @@ impl Engine {
             emit(&l);
         }
     }
-}
-
-/// Would this `go` search until `stop`?
-fn endless(go: &Go) -> bool {
-    let limited = go.wtime.is_some()
-        || go.btime.is_some()
-        || go.movetime.is_some()
-        || go.depth.is_some()
-        || go.nodes.is_some()
-        || go.mate.is_some()
-        || go.perft.is_some();
-    go.infinite || go.ponder || !limited
-}
-
-/// The input thread: reads lines, parses them and forwards them; raises the stop flag at once
-/// on `stop` and `quit` so the search reacts without waiting for the controller.
-fn read_stdin(commands: Sender<Command>, flags: Arc<SharedFlags>) {
-    let stdin = std::io::stdin();
-    let mut lock = stdin.lock();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match lock.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        // Invalid UTF-8 is replaced rather than rejected: the line is still parsed.
-        let line = String::from_utf8_lossy(&buf);
-        let cmd = uci::parse(&line);
-        match cmd {
-            Command::Stop => flags.stop.store(true, Ordering::SeqCst),
-            Command::Quit => {
-                flags.halt();
-            }
-            _ => {}
-        }
-        let quit = cmd == Command::Quit;
-        if commands.send(cmd).is_err() || quit {
-            return;
-        }
-    }
-    // End of input: quit.
-    flags.stop.store(true, Ordering::SeqCst);
-    let _ = commands.send(Command::Quit);
 }
