@@ -58,7 +58,6 @@ pub struct Controller {
     jobs: Sender<Job>,
     done: Receiver<()>,
     busy: bool,
-    debug: bool,
     /// The network the search evaluates with.
     net: Arc<Network>,
     /// The opening book read from `BookFile` (`None`: no file, or it could not be read).
@@ -82,7 +81,6 @@ impl Controller {
             jobs,
             done,
             busy: false,
-            debug: false,
             net: nnue::default_network(),
             book: None,
             tablebases: None,
@@ -177,7 +175,8 @@ impl Controller {
                 }
             }
             Command::IsReady => emit(&uci::readyok()),
-            Command::Debug(on) => self.debug = on,
+            // Debug mode adds nothing to Scout's output: the command is accepted and ignored.
+            Command::Debug(_) => {}
             Command::Register => emit(&uci::info_string("no registration needed")),
             Command::Empty => {}
             Command::Invalid(msg) => emit(&uci::info_string(&msg)),
