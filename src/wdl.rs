@@ -14,9 +14,9 @@ use crate::score::MATE_BOUND;
 
 /// Coefficients of `a(m)` (constant first), in centipawns, as printed by `scout wdl-fit` (the
 /// README says on which data).
-pub const A: [f64; 4] = [614.468, -943.800, 323.841, 68.676];
+pub const A: [f64; 4] = [626.476, -834.474, 204.093, 84.216];
 /// Coefficients of `b(m)` (constant first), in centipawns.
-pub const B: [f64; 4] = [190.152, -121.316, -49.985, 93.786];
+pub const B: [f64; 4] = [150.828, 4.749, -45.687, 24.971];
 
 /// The material count the model reads.
 pub fn material(board: &Board) -> u32 {
