@@ -168,7 +168,7 @@ impl Position {
     }
 
     /// A key of the pawn structure alone (which squares hold White's and Black's pawns), for
-    /// tables indexed by structure. Computed on demand: two multiplications and shifts.
+    /// tables indexed by structure. Computed on demand: two mixes.
     #[inline]
     pub fn pawn_key(&self) -> u64 {
         let board = self.chess.board();

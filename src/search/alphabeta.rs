@@ -489,7 +489,7 @@ impl Searcher {
 
         // 3.17 Correction history: a quiet node's searched score, where its bound says which
         // side of the static evaluation it lies, tells how far the evaluation was off.
-        // (To be measured: see docs/results.md.)
+        // (+6.3 +/- 17.7 at 25,000 nodes; docs/results.md, session 24.)
         if self.config.on(Feature::Correction)
             && !in_check
             && excluded.is_none()

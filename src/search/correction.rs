@@ -1,14 +1,14 @@
 //! Correction history: how far, on average, the network's static evaluation has been from
 //! what the search then found, remembered by features of the position that change slowly
 //! along a game: the pawn structure, and each side's placement of its other pieces. The static
-//! evaluation the pruning decisions use is corrected by those average errors.
+//! evaluation the search stands on (pruning margins, `improving`, quiescence's stand-pat) is
+//! corrected by those average errors; the TT keeps the raw one.
 //!
 //! The bet: the net misjudges some structures systematically in a given game (a blocked
 //! centre, a passed pawn it undervalues, a king shelter), and the searches below the same
-//! structure keep saying so; pruning on a corrected estimate cuts fewer good moves and more
-//! bad ones. Only the static estimate changes; the searched scores never do, and with
-//! `SearchConfig::exact` (no selective steps) nothing is corrected, so the window theorem
-//! still holds.
+//! structure keep saying so; standing on a corrected estimate prunes fewer good moves and more
+//! bad ones. With `SearchConfig::exact` (no selective steps) nothing is corrected, so the
+//! window theorem still holds.
 
 use shakmaty::Color;
 

@@ -278,7 +278,7 @@ pub struct Searcher {
     /// The network and its accumulators along the search path.
     net: AccumulatorStack,
     histories: Histories,
-    /// The static evaluation's average error by pawn structure.
+    /// The static evaluation's average error by pawn structure and each side's pieces.
     correction: CorrectionHistory,
     lmr: LmrTable,
     stack: Vec<Frame>,
