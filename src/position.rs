@@ -8,7 +8,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role, attacks,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position as _, Role,
+    attacks,
 };
 
 /// A chess position with its Zobrist key (Polyglot-compatible, en passant counted only
@@ -166,10 +167,44 @@ impl Position {
         (ours & !(board.pawns() | board.kings())).is_empty()
     }
 
+    /// A key of the pawn structure alone (which squares hold White's and Black's pawns), for
+    /// tables indexed by structure. Computed on demand: two mixes.
+    #[inline]
+    pub fn pawn_key(&self) -> u64 {
+        let board = self.chess.board();
+        let white = (board.pawns() & board.white()).0;
+        let black = (board.pawns() & board.black()).0;
+        mix(white ^ mix(black ^ 0x9e37_79b9_7f4a_7c15))
+    }
+
+    /// A key of where `color`'s pieces other than pawns stand (king included), for tables
+    /// indexed by one side's piece placement. Each role's squares are spread by its own odd
+    /// multiplier (a bijection), so one final mix is enough.
+    #[inline]
+    pub fn non_pawn_key(&self, color: Color) -> u64 {
+        let board = self.chess.board();
+        let ours = board.by_color(color);
+        let spread = |bb: Bitboard, k: u64| (bb & ours).0.wrapping_mul(k);
+        mix(spread(board.knights(), 0x9e37_79b9_7f4a_7c15)
+            ^ spread(board.bishops(), 0xc2b2_ae3d_27d4_eb4f).rotate_left(13)
+            ^ spread(board.rooks(), 0x1656_67b1_9e37_79f9).rotate_left(29)
+            ^ spread(board.queens(), 0xd6e8_feb8_6659_fd93).rotate_left(41)
+            ^ spread(board.kings(), 0xff51_afd7_ed55_8ccd).rotate_left(53)
+            ^ color as u64)
+    }
+
     /// The FEN of the position (en passant square written only when a capture is legal).
     pub fn fen(&self) -> String {
         Fen::from_position(&self.chess, EnPassantMode::Legal).to_string()
     }
+}
+
+/// A 64-bit finalizer (the one of SplitMix64): every input bit moves about half the output bits.
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// The Zobrist key computed from scratch.

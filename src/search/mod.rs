@@ -14,6 +14,7 @@
 //! shared types, the searcher's state and the per-node helpers (stop polling, draws, PV).
 
 mod alphabeta;
+mod correction;
 mod group;
 mod quiescence;
 mod reference;
@@ -34,6 +35,7 @@ use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 use alphabeta::LmrTable;
+use correction::CorrectionHistory;
 pub use group::Group;
 
 /// Which selective techniques are on. Tests switch them all off to compare with minimax.
@@ -76,11 +78,12 @@ pub enum Feature {
     QsEvasions,
     QsMoveCount,
     Delta,
+    Correction,
 }
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 15] = [
+    pub const ALL: [(Feature, &'static str); 16] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
@@ -96,6 +99,7 @@ impl Feature {
         (Feature::QsEvasions, "qsevasions"),
         (Feature::QsMoveCount, "qsmovecount"),
         (Feature::Delta, "delta"),
+        (Feature::Correction, "corrhist"),
     ];
 }
 
@@ -274,6 +278,8 @@ pub struct Searcher {
     /// The network and its accumulators along the search path.
     net: AccumulatorStack,
     histories: Histories,
+    /// The static evaluation's average error by pawn structure and each side's pieces.
+    correction: CorrectionHistory,
     lmr: LmrTable,
     stack: Vec<Frame>,
     /// Triangular PV table: `pv[ply]` is the best line found from `ply`.
@@ -320,6 +326,7 @@ impl Searcher {
             tb_hits: 0,
             net: AccumulatorStack::new(crate::nnue::default_network(), MAX_PLY + 8),
             histories: Histories::default(),
+            correction: CorrectionHistory::default(),
             lmr: LmrTable::new(),
             stack: vec![Frame::default(); MAX_PLY + 8],
             pv: (0..MAX_PLY + 2)
@@ -402,6 +409,17 @@ impl Searcher {
         self.net.evaluate(ply, pos.chess())
     }
 
+    /// The static evaluation `raw` of `pos` as the pruning decisions use it: corrected by the
+    /// correction history when that is on.
+    #[inline]
+    fn corrected(&self, pos: &Position, raw: i32) -> i32 {
+        if self.config.on(Feature::Correction) {
+            self.correction.correct(pos, raw)
+        } else {
+            raw
+        }
+    }
+
     /// The static evaluation of a position off the search path (computed from scratch).
     fn evaluate_from_scratch(&mut self, pos: &Position) -> i32 {
         crate::nnue::evaluate_board(self.net.net(), pos.chess().board(), pos.turn())
@@ -415,6 +433,7 @@ impl Searcher {
     /// Forgets everything learned in earlier games.
     pub fn new_game(&mut self) {
         self.histories.clear();
+        self.correction.clear();
     }
 
     /// Nodes searched by the last search.

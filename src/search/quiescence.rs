@@ -50,16 +50,19 @@ impl Searcher {
         let tt_move = entry.and_then(|e| movepick::decode(pos.chess(), e.mv));
 
         let alpha_orig = alpha;
+        let raw_eval;
         let static_eval;
         let mut best_score;
         if in_check {
+            raw_eval = -INFINITY;
             static_eval = -INFINITY;
             best_score = -INFINITY;
         } else {
-            static_eval = match entry {
+            raw_eval = match entry {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, ply),
             };
+            static_eval = self.corrected(pos, raw_eval);
             // Stand pat: the side to move is not forced to capture.
             best_score = static_eval;
             if best_score >= beta {
@@ -162,7 +165,7 @@ impl Searcher {
                 pos.key(),
                 best_move.or(tt_move).map_or(0, movepick::encode),
                 score_to_tt(best_score, ply),
-                static_eval,
+                raw_eval,
                 0,
                 bound,
             );
