@@ -103,9 +103,9 @@ impl Searcher {
             return s;
         }
 
-        // 3.5 Static evaluation (the net's, kept raw in the TT, then corrected by the
-        // structure's average error: see `correction.rs`); "improving" if better than two
-        // plies ago.
+        // 3.5 Static evaluation (the net's, kept raw in the TT, then corrected by the average
+        // errors of its pawn structure and pieces: see `correction.rs`); "improving" if better
+        // than two plies ago.
         let raw_eval = if in_check {
             -INFINITY
         } else if let Some(e) = entry {

@@ -24,7 +24,7 @@ const WEIGHT_SCALE: i32 = 256;
 /// The largest weight an update gets (a deep search's result moves the average by half).
 const MAX_WEIGHT: i32 = 128;
 /// No table's correction goes beyond this many centipawns either way.
-pub const MAX_CORRECTION: i32 = 96;
+const MAX_CORRECTION: i32 = 96;
 
 /// The tables. The correction is their weighted mean: the pawn structure's counts half, each
 /// side's piece placement a quarter.
@@ -86,7 +86,7 @@ impl CorrectionHistory {
     #[inline]
     pub fn update(&mut self, pos: &Position, depth: i32, raw: i32, searched: i32) {
         let error = (searched - raw).clamp(-2 * MAX_CORRECTION, 2 * MAX_CORRECTION) * GRAIN;
-        let weight = (depth * depth + 2 * depth + 1).min(MAX_WEIGHT);
+        let weight = (depth + 1).pow(2).min(MAX_WEIGHT);
         for i in indices(pos) {
             let entry = &mut self.table[i];
             let blended =
