@@ -113,10 +113,15 @@ impl Searcher {
         } else {
             self.evaluate(pos, ply)
         };
+        let slots = if in_check {
+            None
+        } else {
+            self.correction_slots(pos)
+        };
         let static_eval = if in_check {
             -INFINITY
         } else {
-            self.corrected(pos, raw_eval)
+            self.corrected(slots, raw_eval)
         };
         self.stack[ply].static_eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
@@ -490,15 +495,14 @@ impl Searcher {
         // 3.17 Correction history: a quiet node's searched score, where its bound says which
         // side of the static evaluation it lies, tells how far the evaluation was off.
         // (+6.3 +/- 17.7 at 25,000 nodes; docs/results.md, session 24.)
-        if self.config.on(Feature::Correction)
-            && !in_check
+        if let Some(slots) = slots
             && excluded.is_none()
             && best_move.is_none_or(|m| !is_noisy(m))
             && best_score.abs() < TB_BOUND
             && !(bound == Bound::Lower && best_score <= static_eval)
             && !(bound == Bound::Upper && best_score >= static_eval)
         {
-            self.correction.update(pos, depth, raw_eval, best_score);
+            self.correction.update(slots, depth, raw_eval, best_score);
         }
         best_score
     }

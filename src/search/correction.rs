@@ -52,17 +52,24 @@ impl Default for CorrectionHistory {
     }
 }
 
-/// The entries of `pos` in each table, in the order of `TABLES`.
-#[inline]
-fn indices(pos: &Position) -> [usize; 3] {
-    let side = pos.turn() as usize * ENTRIES;
-    let slot =
-        |t: Table, key: u64| (t as usize * 2 * ENTRIES) + side + (key as usize & (ENTRIES - 1));
-    [
-        slot(Table::Pawns, pos.pawn_key()),
-        slot(Table::WhitePieces, pos.non_pawn_key(Color::White)),
-        slot(Table::BlackPieces, pos.non_pawn_key(Color::Black)),
-    ]
+/// Where a position's entries lie in each table, in the order of `TABLES`: computed once per
+/// node, read to correct its evaluation and written when its search is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slots([usize; 3]);
+
+impl Slots {
+    /// The entries of `pos`.
+    #[inline]
+    pub fn of(pos: &Position) -> Slots {
+        let side = pos.turn() as usize * ENTRIES;
+        let slot =
+            |t: Table, key: u64| (t as usize * 2 * ENTRIES) + side + (key as usize & (ENTRIES - 1));
+        Slots([
+            slot(Table::Pawns, pos.pawn_key()),
+            slot(Table::WhitePieces, pos.non_pawn_key(Color::White)),
+            slot(Table::BlackPieces, pos.non_pawn_key(Color::Black)),
+        ])
+    }
 }
 
 impl CorrectionHistory {
@@ -71,23 +78,24 @@ impl CorrectionHistory {
         self.table.fill(0);
     }
 
-    /// The raw static evaluation `raw` of `pos` corrected by the average errors of its
-    /// features, kept inside the evaluation band (a corrected score is never mistaken for a
-    /// mate or a tablebase result).
+    /// The raw static evaluation `raw` of the position at `slots` corrected by the average
+    /// errors of its features, kept inside the evaluation band (a corrected score is never
+    /// mistaken for a mate or a tablebase result).
     #[inline]
-    pub fn correct(&self, pos: &Position, raw: i32) -> i32 {
-        let [pawns, white, black] = indices(pos).map(|i| i32::from(self.table[i]));
+    pub fn correct(&self, slots: Slots, raw: i32) -> i32 {
+        let [pawns, white, black] = slots.0.map(|i| i32::from(self.table[i]));
         let units = 2 * pawns + white + black;
         (raw + units / (4 * GRAIN)).clamp(-TB_BOUND + 1, TB_BOUND - 1)
     }
 
-    /// A search of `depth` found `searched` where the raw static evaluation said `raw`: move
-    /// each feature's average error towards the difference, the more the deeper the search.
+    /// A search of `depth` found `searched` where the raw static evaluation of the position
+    /// at `slots` said `raw`: move each feature's average error towards the difference, the
+    /// more the deeper the search.
     #[inline]
-    pub fn update(&mut self, pos: &Position, depth: i32, raw: i32, searched: i32) {
+    pub fn update(&mut self, slots: Slots, depth: i32, raw: i32, searched: i32) {
         let error = (searched - raw).clamp(-2 * MAX_CORRECTION, 2 * MAX_CORRECTION) * GRAIN;
         let weight = (depth + 1).pow(2).min(MAX_WEIGHT);
-        for i in indices(pos) {
+        for i in slots.0 {
             let entry = &mut self.table[i];
             let blended =
                 (i32::from(*entry) * (WEIGHT_SCALE - weight) + error * weight) / WEIGHT_SCALE;
@@ -109,35 +117,35 @@ mod tests {
     fn an_empty_table_corrects_nothing() {
         let h = CorrectionHistory::default();
         let p = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
-        assert_eq!(h.correct(&p, 37), 37);
-        assert_eq!(h.correct(&p, -TB_BOUND - 50), -TB_BOUND + 1);
+        assert_eq!(h.correct(Slots::of(&p), 37), 37);
+        assert_eq!(h.correct(Slots::of(&p), -TB_BOUND - 50), -TB_BOUND + 1);
     }
 
     #[test]
     fn deep_searches_pull_the_correction_towards_the_error_up_to_its_cap() {
         let mut h = CorrectionHistory::default();
         let p = pos("4k3/pp3ppp/8/8/8/8/PP3PPP/4K3 w - - 0 1");
-        h.update(&p, 1, 0, 20);
-        let shallow = h.correct(&p, 0);
+        h.update(Slots::of(&p), 1, 0, 20);
+        let shallow = h.correct(Slots::of(&p), 0);
         assert!((0..5).contains(&shallow), "{shallow}");
         for _ in 0..20 {
-            h.update(&p, 12, 0, 20);
+            h.update(Slots::of(&p), 12, 0, 20);
         }
         assert_eq!(
-            h.correct(&p, 0),
+            h.correct(Slots::of(&p), 0),
             19,
             "converges to the error (less rounding)"
         );
         for _ in 0..20 {
-            h.update(&p, 12, 0, 500);
+            h.update(Slots::of(&p), 12, 0, 500);
         }
-        assert_eq!(h.correct(&p, 100), 100 + MAX_CORRECTION);
+        assert_eq!(h.correct(Slots::of(&p), 100), 100 + MAX_CORRECTION);
         for _ in 0..40 {
-            h.update(&p, 12, 0, -500);
+            h.update(Slots::of(&p), 12, 0, -500);
         }
-        assert_eq!(h.correct(&p, 100), 100 - MAX_CORRECTION);
+        assert_eq!(h.correct(Slots::of(&p), 100), 100 - MAX_CORRECTION);
         h.clear();
-        assert_eq!(h.correct(&p, 100), 100);
+        assert_eq!(h.correct(Slots::of(&p), 100), 100);
     }
 
     #[test]
@@ -151,19 +159,23 @@ mod tests {
         // The same pieces; other pawns (half is unknown).
         let other_pawns = pos("4k3/pp3ppp/8/8/8/7P/PP3PP1/4K3 w - - 0 1");
         for _ in 0..20 {
-            h.update(&white, 10, 0, 40);
+            h.update(Slots::of(&white), 10, 0, 40);
         }
         assert_eq!(
-            h.correct(&white, 0),
+            h.correct(Slots::of(&white), 0),
             39,
             "the mean of three tables at the error"
         );
         assert_eq!(
-            h.correct(&with_rook, 0),
+            h.correct(Slots::of(&with_rook), 0),
             29,
             "pawns and Black's pieces: three quarters"
         );
-        assert_eq!(h.correct(&other_pawns, 0), 19, "the pieces alone: half");
-        assert_eq!(h.correct(&black, 0), 0);
+        assert_eq!(
+            h.correct(Slots::of(&other_pawns), 0),
+            19,
+            "the pieces alone: half"
+        );
+        assert_eq!(h.correct(Slots::of(&black), 0), 0);
     }
 }

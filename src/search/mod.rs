@@ -35,7 +35,7 @@ use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
 use alphabeta::LmrTable;
-use correction::CorrectionHistory;
+use correction::{CorrectionHistory, Slots};
 pub use group::Group;
 
 /// Which selective techniques are on. Tests switch them all off to compare with minimax.
@@ -409,15 +409,17 @@ impl Searcher {
         self.net.evaluate(ply, pos.chess())
     }
 
-    /// The static evaluation `raw` of `pos` as the pruning decisions use it: corrected by the
-    /// correction history when that is on.
+    /// Where `pos` lies in the correction tables, when correction history is on.
     #[inline]
-    fn corrected(&self, pos: &Position, raw: i32) -> i32 {
-        if self.config.on(Feature::Correction) {
-            self.correction.correct(pos, raw)
-        } else {
-            raw
-        }
+    fn correction_slots(&self, pos: &Position) -> Option<Slots> {
+        self.config.on(Feature::Correction).then(|| Slots::of(pos))
+    }
+
+    /// The static evaluation `raw` as the pruning decisions use it: corrected by the
+    /// correction history at `slots` when that is on.
+    #[inline]
+    fn corrected(&self, slots: Option<Slots>, raw: i32) -> i32 {
+        slots.map_or(raw, |s| self.correction.correct(s, raw))
     }
 
     /// The static evaluation of a position off the search path (computed from scratch).

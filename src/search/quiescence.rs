@@ -62,7 +62,7 @@ impl Searcher {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, ply),
             };
-            static_eval = self.corrected(pos, raw_eval);
+            static_eval = self.corrected(self.correction_slots(pos), raw_eval);
             // Stand pat: the side to move is not forced to capture.
             best_score = static_eval;
             if best_score >= beta {
