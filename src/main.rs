@@ -25,8 +25,8 @@ usage: scout                      start the UCI engine
        scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]
                      [--seed N] [--net NET] [--out FILE]  self-play training data
        scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]
-                   [--weight-decay X] [--lambda X] [--batch N] [--hidden N]
-                   [--memory MB]
+                   [--weight-decay X] [--lambda X] [--eval-scale K] [--batch N]
+                   [--hidden N] [--memory MB]
                    [--buckets 1|8] [--threads N] [--seed N] [--validation N] [--resume true]
                    [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...
                                   trains the network on datagen files

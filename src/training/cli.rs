@@ -129,6 +129,7 @@ fn train(args: &[String]) -> Result<(), String> {
             "lr-end" => config.lr_end = number(&name, &value)?,
             "weight-decay" => config.weight_decay = number(&name, &value)?,
             "lambda" => config.lambda = number(&name, &value)?,
+            "eval-scale" => config.eval_scale = number(&name, &value)?,
             "batch" => config.batch = number(&name, &value)?,
             "threads" => config.threads = number(&name, &value)?,
             "seed" => config.seed = number(&name, &value)?,

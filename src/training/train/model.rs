@@ -6,15 +6,29 @@
 //! perspective p; `out = W2[k] · [screlu(acc_stm), screlu(acc_other)] + b2[k]` with
 //! `screlu(x) = clamp(x, 0, 1)²` and k the position's output bucket (`nnue::bucket`); the
 //! engine's evaluation is `out · SCALE` centipawns.
-//! Loss: `(sigmoid(out · SCALE / EVAL_SCALE) − target)²`, target = λ·result + (1 − λ)·
-//! sigmoid(score / EVAL_SCALE). Only the columns of active features get gradients (sparse
+//! Loss: `(sigmoid(out · SCALE / K) − target)²`, target = λ·result + (1 − λ)·
+//! sigmoid(score / K), λ and K the [`Objective`]'s. Only the columns of active features get gradients (sparse
 //! first layer); Adam then updates every parameter once per batch.
 
 use super::data::{Positions, Sample};
 use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE, bucket};
 
-/// Centipawns that make one unit of the logistic in the loss (a score of +400 ≈ 73%).
-pub const EVAL_SCALE: f32 = 400.0;
+/// What a position is fitted to: a mix of the game's result (weight `lambda`) and the search's
+/// score, both as a win expectation, the score (and the net's output) through a logistic of
+/// `eval_scale` centipawns (at 400, a score of +400 is 73%).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Objective {
+    pub lambda: f32,
+    pub eval_scale: f32,
+}
+
+impl Objective {
+    /// The expectation a score (or an output, in centipawns) stands for.
+    #[inline]
+    fn expectation(self, centipawns: f32) -> f32 {
+        sigmoid(centipawns / self.eval_scale)
+    }
+}
 
 /// All parameters (or gradients, or Adam moments) of a network in one flat vector:
 /// W1 (INPUTS × hidden), b1 (hidden), W2 (buckets × 2 × hidden, bucket by bucket),
@@ -108,8 +122,8 @@ impl Params {
 
 /// The training target of a position.
 #[inline]
-pub fn target(s: &Sample, lambda: f32) -> f32 {
-    lambda * s.result + (1.0 - lambda) * sigmoid(s.score / EVAL_SCALE)
+pub fn target(s: &Sample, obj: Objective) -> f32 {
+    obj.lambda * s.result + (1.0 - obj.lambda) * obj.expectation(s.score)
 }
 
 #[inline]
@@ -146,12 +160,12 @@ pub fn forward(p: &Params, s: &Sample, acc: &mut [f32]) -> f32 {
 
 /// Adds the gradient of a position's loss to `grad`; returns the loss.
 #[inline(always)]
-pub fn backward(p: &Params, s: &Sample, lambda: f32, acc: &mut [f32], grad: &mut Params) -> f32 {
+pub fn backward(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32], grad: &mut Params) -> f32 {
     let h = p.hidden;
     let out = forward(p, s, acc);
-    let scale = SCALE as f32 / EVAL_SCALE;
+    let scale = SCALE as f32 / obj.eval_scale;
     let pred = sigmoid(out * scale);
-    let t = target(s, lambda);
+    let t = target(s, obj);
     let err = pred - t;
     let g_out = 2.0 * err * pred * (1.0 - pred) * scale;
     let b1_at = p.b1_at();
@@ -196,14 +210,14 @@ fn batch_generic(
     p: &Params,
     positions: &Positions,
     entries: &[u32],
-    lambda: f32,
+    obj: Objective,
     grad: &mut Params,
 ) -> f64 {
     let mut acc = vec![0.0; 2 * p.hidden];
     let mut loss = 0.0f64;
     for &e in entries {
         let s = positions.entry(e);
-        loss += f64::from(backward(p, &s, lambda, &mut acc, grad));
+        loss += f64::from(backward(p, &s, obj, &mut acc, grad));
     }
     loss
 }
@@ -214,10 +228,10 @@ fn batch_avx2(
     p: &Params,
     positions: &Positions,
     entries: &[u32],
-    lambda: f32,
+    obj: Objective,
     grad: &mut Params,
 ) -> f64 {
-    batch_generic(p, positions, entries, lambda, grad)
+    batch_generic(p, positions, entries, obj, grad)
 }
 
 /// Gradient and loss over `entries`, compiled for AVX2 when the CPU has it.
@@ -225,21 +239,21 @@ pub fn batch_gradient(
     p: &Params,
     positions: &Positions,
     entries: &[u32],
-    lambda: f32,
+    obj: Objective,
     grad: &mut Params,
 ) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function was compiled for.
-        return unsafe { batch_avx2(p, positions, entries, lambda, grad) };
+        return unsafe { batch_avx2(p, positions, entries, obj, grad) };
     }
-    batch_generic(p, positions, entries, lambda, grad)
+    batch_generic(p, positions, entries, obj, grad)
 }
 
 /// The loss of a position (no gradient); fills `acc` as [`forward`] does.
-pub fn position_loss(p: &Params, s: &Sample, lambda: f32, acc: &mut [f32]) -> f32 {
+pub fn position_loss(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32]) -> f32 {
     let out = forward(p, s, acc);
-    let e = sigmoid(out * SCALE as f32 / EVAL_SCALE) - target(s, lambda);
+    let e = obj.expectation(out * SCALE as f32) - target(s, obj);
     e * e
 }
 
