@@ -1,6 +1,7 @@
 //! `scout data FILE...`: what training data files hold, at a glance. For each file, and in total
 //! for several: positions, games and positions a game, results (by game, for White), duplicate
-//! positions, and histograms by piece count and by score.
+//! positions, histograms by piece count and by score, and the logistic scale at which the scores
+//! best predict the results (`train --eval-scale`).
 //!
 //! A game is the records up to one marked as its last (`packed::GAME_END`); its result is that
 //! record's. Records after the last such mark are an unfinished game (a writer at work, or one
@@ -26,6 +27,18 @@ pub fn score_bucket(score: i16) -> usize {
     }
 }
 
+/// Calibration bins: scores (White's view) in steps of this many centipawns...
+pub const CALIBRATION_STEP: i32 = 10;
+/// ...from minus this to plus this (scores beyond fall in the end bins).
+pub const CALIBRATION_RANGE: i32 = 2000;
+const CALIBRATION_BINS: usize = (2 * CALIBRATION_RANGE / CALIBRATION_STEP + 1) as usize;
+
+/// The calibration bin of `score` (its centre is `bin * STEP - RANGE`).
+fn calibration_bin(score: i16) -> usize {
+    let s = i32::from(score).clamp(-CALIBRATION_RANGE, CALIBRATION_RANGE) + CALIBRATION_RANGE;
+    ((s + CALIBRATION_STEP / 2) / CALIBRATION_STEP) as usize
+}
+
 /// What a file (or several) holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
@@ -46,6 +59,9 @@ pub struct Summary {
     pub pieces: [u64; 33],
     /// Positions by score from White's point of view ([`score_bucket`]).
     pub scores: [u64; SCORE_BUCKETS],
+    /// Positions by score ([`calibration_bin`]) and their game's result for White (loss,
+    /// draw, win).
+    pub calibration: Vec<[u64; 3]>,
 }
 
 impl Default for Summary {
@@ -60,6 +76,7 @@ impl Default for Summary {
             torn_bytes: 0,
             pieces: [0; 33],
             scores: [0; SCORE_BUCKETS],
+            calibration: vec![[0; 3]; CALIBRATION_BINS],
         }
     }
 }
@@ -77,6 +94,11 @@ impl Summary {
         }
         for (a, b) in self.pieces.iter_mut().zip(other.pieces) {
             *a += b;
+        }
+        for (a, b) in self.calibration.iter_mut().zip(&other.calibration) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
         }
         for (a, b) in self.scores.iter_mut().zip(other.scores) {
             *a += b;
@@ -121,6 +143,7 @@ pub fn summarise_file(path: &str, keys: &mut Vec<u64>) -> Result<Summary, String
             keys.push(r.position_key());
             s.pieces[r.piece_count() as usize] += 1;
             s.scores[score_bucket(r.score())] += 1;
+            s.calibration[calibration_bin(r.score())][r.outcome() as usize] += 1;
         }
     }
     s.unfinished = in_game;
@@ -144,6 +167,31 @@ pub fn summarise(paths: &[String]) -> Result<(Vec<Summary>, Option<Summary>), St
     }
     total.duplicates = count_duplicates(&mut keys);
     Ok((each, Some(total)))
+}
+
+/// The mean log-loss of predicting each position's result by `sigmoid(score / k)` (a draw
+/// counts as half a win and half a loss), over the calibration bins.
+pub fn log_loss(calibration: &[[u64; 3]], k: f64) -> f64 {
+    let (mut loss, mut n) = (0.0, 0.0);
+    for (bin, &[l, d, w]) in calibration.iter().enumerate() {
+        let score = f64::from(bin as i32 * CALIBRATION_STEP - CALIBRATION_RANGE);
+        let p = (1.0 / (1.0 + (-score / k).exp())).clamp(1e-9, 1.0 - 1e-9);
+        let (wins, losses) = (w as f64 + d as f64 / 2.0, l as f64 + d as f64 / 2.0);
+        loss -= wins * p.ln() + losses * (1.0 - p).ln();
+        n += (l + d + w) as f64;
+    }
+    loss / n.max(1.0)
+}
+
+/// The scale `k` (whole centipawns, 50 to 1,000) at which `sigmoid(score / k)` predicts the
+/// results best, with its log-loss; `None` without positions.
+pub fn best_logistic_scale(calibration: &[[u64; 3]]) -> Option<(u32, f64)> {
+    if calibration.iter().flatten().all(|&c| c == 0) {
+        return None;
+    }
+    (50..=1000)
+        .map(|k| (k, log_loss(calibration, f64::from(k))))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// `n` with thousands separators.
@@ -245,6 +293,14 @@ pub fn report(name: &str, s: &Summary) -> String {
         })
         .collect();
     histogram(&mut out, "by score (cp, White's view):", &labels, &s.scores);
+    if let Some((k, loss)) = best_logistic_scale(&s.calibration) {
+        let _ = writeln!(
+            out,
+            "  scores against results: sigmoid(score / K) predicts the results best at K = {k} \
+             cp (log-loss {loss:.4}; at 400: {:.4})",
+            log_loss(&s.calibration, 400.0)
+        );
+    }
     out
 }
 
@@ -331,6 +387,11 @@ mod tests {
         expected.scores[11] += 1; // 35
         expected.scores[20] = 1; // 999
         expected.scores[21] = 1; // 1000
+        // Each position's game result by its score to the nearest 10 cp.
+        expected.calibration[50] = [0, 0, 1]; // -1500
+        expected.calibration[202] = [0, 0, 1]; // 20
+        expected.calibration[204] = [0, 0, 1]; // 35
+        expected.calibration[300] = [1, 1, 0]; // 999 (a draw) and 1000 (a loss)
         assert_eq!(each[0], expected);
         let mut expected_b = Summary {
             positions: 1,
@@ -341,6 +402,7 @@ mod tests {
         };
         expected_b.pieces[32] = 1;
         expected_b.scores[1] = 1; // -1000
+        expected_b.calibration[100] = [1, 0, 0];
         assert_eq!(each[1], expected_b);
         let total = total.unwrap();
         assert_eq!(
@@ -380,6 +442,11 @@ mod tests {
         let starts = |s: &str| text.lines().any(|l| l.trim_start().starts_with(s));
         assert!(starts("-100..-1 ") && starts("31 pieces "), "{text}");
         assert!(!starts("2 pieces ") && !starts("33 pieces"), "{text}");
+        let fits = text
+            .lines()
+            .filter(|l| l.starts_with("  scores against results: sigmoid(score / K) predicts"))
+            .count();
+        assert_eq!(fits, 3, "one scale for each file and the total:\n{text}");
         assert!(run(&[path("missing.bin")]).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -395,5 +462,28 @@ mod tests {
         assert_eq!((b(1000), b(i16::MAX)), (21, 21));
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
+    }
+
+    /// Results made to follow a logistic of 300 cp exactly are fitted at 300; draws count as
+    /// half a win; the bins hold scores to the nearest 10 cp and clamp the ends.
+    #[test]
+    fn the_logistic_scale_is_fitted_to_the_results() {
+        assert_eq!(
+            [-2500, -2000, -6, -5, 0, 4, 5, 2000, 2500].map(calibration_bin),
+            [0, 0, 199, 200, 200, 200, 201, 400, 400]
+        );
+        let mut s = Summary::default();
+        assert_eq!(best_logistic_scale(&s.calibration), None);
+        for score in (-1500..=1500).step_by(10) {
+            let p = 1.0 / (1.0 + (-f64::from(score) / 300.0).exp());
+            let wins = (100_000.0 * p).round() as u64;
+            // Half the remaining games drawn, half lost: the expectation stays p.
+            let draws = 2 * ((100_000 - wins) / 4).min(wins / 2);
+            let bin = calibration_bin(score as i16);
+            s.calibration[bin] = [100_000 - wins - draws / 2, draws, wins - draws / 2];
+        }
+        let (k, loss) = best_logistic_scale(&s.calibration).unwrap();
+        assert_eq!(k, 300);
+        assert!(loss < log_loss(&s.calibration, 250.0) && loss < log_loss(&s.calibration, 400.0));
     }
 }
