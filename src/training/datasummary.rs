@@ -28,9 +28,9 @@ pub fn score_bucket(score: i16) -> usize {
 }
 
 /// Calibration bins: scores (White's view) in steps of this many centipawns...
-pub const CALIBRATION_STEP: i32 = 10;
+const CALIBRATION_STEP: i32 = 10;
 /// ...from minus this to plus this (scores beyond fall in the end bins).
-pub const CALIBRATION_RANGE: i32 = 2000;
+const CALIBRATION_RANGE: i32 = 2000;
 const CALIBRATION_BINS: usize = (2 * CALIBRATION_RANGE / CALIBRATION_STEP + 1) as usize;
 
 /// The calibration bin of `score` (its centre is `bin * STEP - RANGE`).
