@@ -171,7 +171,7 @@ pub fn summarise(paths: &[String]) -> Result<(Vec<Summary>, Option<Summary>), St
 
 /// The mean log-loss of predicting each position's result by `sigmoid(score / k)` (a draw
 /// counts as half a win and half a loss), over the calibration bins.
-pub fn log_loss(calibration: &[[u64; 3]], k: f64) -> f64 {
+fn log_loss(calibration: &[[u64; 3]], k: f64) -> f64 {
     let (mut loss, mut n) = (0.0, 0.0);
     for (bin, &[l, d, w]) in calibration.iter().enumerate() {
         let score = f64::from(bin as i32 * CALIBRATION_STEP - CALIBRATION_RANGE);
@@ -185,7 +185,7 @@ pub fn log_loss(calibration: &[[u64; 3]], k: f64) -> f64 {
 
 /// The scale `k` (whole centipawns, 50 to 1,000) at which `sigmoid(score / k)` predicts the
 /// results best, with its log-loss; `None` without positions.
-pub fn best_logistic_scale(calibration: &[[u64; 3]]) -> Option<(u32, f64)> {
+fn best_logistic_scale(calibration: &[[u64; 3]]) -> Option<(u32, f64)> {
     if calibration.iter().flatten().all(|&c| c == 0) {
         return None;
     }
