@@ -1,6 +1,6 @@
 //! The network's inference: incremental accumulators equal a full refresh at every node of
 //! perft trees and along random games (standard and Chess960, every SIMD kernel, nets of
-//! several widths), the net's evaluation is colour-symmetric, the search with a net computes
+//! several widths, with and without king buckets and their refresh cache), the net's evaluation is colour-symmetric, the search with a net computes
 //! exactly minimax's values (its accumulators follow the tree), and `EvalFile` refuses files it
 //! cannot use and plays nets of other widths.
 
@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use scout::nnue::accumulator::{Accumulator, AccumulatorStack};
 use scout::nnue::simd::Kernels;
-use scout::nnue::{DEFAULT_HIDDEN, INPUTS, Network, evaluate_board, file};
+use scout::nnue::{DEFAULT_HIDDEN, KingBuckets, Network, evaluate_board, file};
 use scout::position::Position;
 use scout::score::INFINITY;
 use scout::search::{SearchConfig, Searcher, SharedFlags};
@@ -27,10 +27,16 @@ fn random_network(seed: u64) -> Network {
 
 /// The same with `hidden` units.
 fn random_network_of(seed: u64, hidden: usize) -> Network {
+    random_network_with(seed, KingBuckets::NONE, hidden)
+}
+
+/// The same with king buckets.
+fn random_network_with(seed: u64, king_buckets: KingBuckets, hidden: usize) -> Network {
     let mut rng = StdRng::seed_from_u64(seed);
     Network {
         hidden,
-        feature_weights: (0..INPUTS * hidden)
+        king_buckets,
+        feature_weights: (0..king_buckets.features() * hidden)
             .map(|_| rng.random_range(-90..=90))
             .collect(),
         feature_bias: (0..hidden).map(|_| rng.random_range(-60..=200)).collect(),
@@ -69,13 +75,13 @@ fn walk(stack: &mut AccumulatorStack, net: &Network, pos: &Chess, ply: usize, de
     if depth == 0 {
         return 1;
     }
-    stack.push(ply + 1, None, pos.turn());
+    stack.push(ply + 1, None, pos.turn(), pos.board());
     assert_eq!(stack.accumulator(ply + 1), &acc, "null move");
     let mut nodes = 1;
     for m in pos.legal_moves() {
         let mut child = pos.clone();
         child.play_unchecked(m);
-        stack.push(ply + 1, Some(m), pos.turn());
+        stack.push(ply + 1, Some(m), pos.turn(), child.board());
         nodes += walk(stack, net, &child, ply + 1, depth - 1);
     }
     nodes
@@ -94,6 +100,17 @@ fn incremental_accumulators_equal_refresh_at_every_width() {
     for hidden in [160, 384, 1024] {
         let nodes = walk_perft_trees(Arc::new(random_network_of(hidden as u64, hidden)), 6);
         assert!(nodes > 50_000, "{hidden}: only {nodes} nodes checked");
+    }
+}
+
+/// The same for nets with king buckets: king moves that cross a bucket or the mirror line
+/// refresh their side from the cache, which follows the tree's branches.
+#[test]
+fn incremental_accumulators_equal_refresh_with_king_buckets() {
+    for count in KingBuckets::COUNTS {
+        let kb = KingBuckets::mirrored(count).unwrap();
+        let nodes = walk_perft_trees(Arc::new(random_network_with(count as u64, kb, 128)), 8);
+        assert!(nodes > 50_000, "{count}: only {nodes} nodes checked");
     }
 }
 
@@ -125,11 +142,18 @@ fn walk_perft_trees(net: Arc<Network>, count: usize) -> u64 {
 /// every kernel's evaluation equals the scalar evaluation from scratch.
 #[test]
 fn incremental_evaluation_equals_refresh_along_random_games() {
-    let net = Arc::new(random_network(2));
     let mut rng = StdRng::seed_from_u64(3);
     let starts = perft_positions(40);
     let mut checked = 0;
-    for kernels in Kernels::available() {
+    let nets = [
+        random_network(2),
+        random_network_with(5, KingBuckets::mirrored(8).unwrap(), 256),
+    ];
+    for (net, kernels) in nets.map(Arc::new).iter().flat_map(|net| {
+        Kernels::available()
+            .into_iter()
+            .map(move |k| (net.clone(), k))
+    }) {
         let mut stack = AccumulatorStack::with_kernels(net.clone(), 260, kernels);
         for (start, _) in &starts {
             let mut pos = start.clone();
@@ -140,8 +164,9 @@ fn incremental_evaluation_equals_refresh_along_random_games() {
                     break;
                 }
                 let m = moves[rng.random_range(0..moves.len())];
-                stack.push(ply, Some(m), pos.turn());
+                let mover = pos.turn();
                 pos.play_unchecked(m);
+                stack.push(ply, Some(m), mover, pos.board());
                 if rng.random_range(0..4) == 0 {
                     let expected = Accumulator::refresh(&net, pos.board()).evaluate(
                         &net,
@@ -155,7 +180,7 @@ fn incremental_evaluation_equals_refresh_along_random_games() {
             }
         }
     }
-    assert!(checked > 3_000, "only {checked} evaluations checked");
+    assert!(checked > 6_000, "only {checked} evaluations checked");
 }
 
 fn mirrored(pos: &Chess, mode: CastlingMode) -> Option<Chess> {
@@ -165,7 +190,12 @@ fn mirrored(pos: &Chess, mode: CastlingMode) -> Option<Chess> {
 
 #[test]
 fn net_evaluation_is_colour_symmetric() {
-    let net = random_network(4);
+    net_evaluation_is_colour_symmetric_with(random_network(4));
+    let kb = KingBuckets::mirrored(4).unwrap();
+    net_evaluation_is_colour_symmetric_with(random_network_with(6, kb, 128));
+}
+
+fn net_evaluation_is_colour_symmetric_with(net: Network) {
     let mut checked = 0;
     let mut positions = perft_positions(200);
     for fen in scout::tools::bench::POSITIONS.lines() {

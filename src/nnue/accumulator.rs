@@ -8,6 +8,11 @@
 //! castling as king-takes-rook in both notations; the real destinations come from
 //! `CastlingSide`). A null move changes nothing. Only the root is computed from scratch.
 //!
+//! With king buckets (`inputs.rs`), a king move that changes its side's bucket or mirror changes
+//! every feature of that side's view: that perspective is refreshed from a cache holding, for
+//! each perspective and view, the accumulator of the last board refreshed there and that board,
+//! so the refresh costs the pieces that differ between the two boards, not the whole board.
+//!
 //! An accumulator has room for the widest net ([`MAX_HIDDEN`] values a perspective); a net of
 //! hidden width h uses the first h (the rest stay zero), so one stack, allocated once, serves a
 //! net of any width and nothing is allocated per node.
@@ -17,8 +22,9 @@ use std::sync::Arc;
 use arrayvec::ArrayVec;
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
 
+use super::inputs::View;
 use super::simd::Kernels;
-use super::{MAX_HIDDEN, Network, feature};
+use super::{KingBuckets, MAX_HIDDEN, Network};
 
 /// Both perspectives' accumulators, indexed by `Color as usize` (Black 0, White 1): the first
 /// `hidden` values of each are the net's, the others zero.
@@ -44,10 +50,11 @@ impl Accumulator {
     /// Computes the first `net.hidden` values of both perspectives from scratch, in place.
     pub fn compute(&mut self, net: &Network, board: &Board) {
         for color in Color::ALL {
+            let view = net.king_buckets.view_of(color, board);
             let v = &mut self.values[color as usize][..net.hidden];
             v.copy_from_slice(&net.feature_bias);
             for (sq, piece) in board {
-                for (x, w) in v.iter_mut().zip(net.column(feature(color, piece, sq))) {
+                for (x, w) in v.iter_mut().zip(net.column(view.feature(piece, sq))) {
                     *x = x.wrapping_add(*w);
                 }
             }
@@ -61,6 +68,81 @@ impl Accumulator {
         let us = &self.values[turn as usize][..net.hidden];
         let them = &self.values[!turn as usize][..net.hidden];
         net.output(kernels, us, them, pieces)
+    }
+}
+
+/// Where a king move takes the king, if `m` is one.
+fn king_destination(m: Move, mover: Color) -> Option<Square> {
+    match m {
+        Move::Normal {
+            role: Role::King,
+            to,
+            ..
+        } => Some(to),
+        Move::Castle { .. } => m.castling_side().map(|side| side.king_to(mover)),
+        _ => None,
+    }
+}
+
+/// One perspective's accumulator for one view, and the board it was computed for.
+struct CacheEntry {
+    values: Box<[i16; MAX_HIDDEN]>,
+    board: Board,
+}
+
+/// The refresh cache: an entry per perspective and view (king bucket, mirrored or not).
+struct RefreshCache {
+    entries: Vec<CacheEntry>,
+}
+
+impl RefreshCache {
+    /// Entries for every view of `net`, each standing for the empty board (the bias alone).
+    fn new(net: &Network) -> RefreshCache {
+        let mut bias = Box::new([0; MAX_HIDDEN]);
+        bias[..net.hidden].copy_from_slice(&net.feature_bias);
+        RefreshCache {
+            entries: (0..2 * net.king_buckets.count * 2)
+                .map(|_| CacheEntry {
+                    values: bias.clone(),
+                    board: Board::empty(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Writes the accumulator of `board` in `view` to `out` (the first `net.hidden` values):
+    /// the cached one, moved by the pieces that differ from the cached board.
+    fn refresh(
+        &mut self,
+        net: &Network,
+        kernels: Kernels,
+        view: View,
+        board: &Board,
+        out: &mut [i16],
+    ) {
+        let h = net.hidden;
+        let entry = &mut self.entries[view.slot()];
+        let mut adds: ArrayVec<&[i16], 64> = ArrayVec::new();
+        let mut subs: ArrayVec<&[i16], 64> = ArrayVec::new();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                let (now, was) = (board.by_piece(piece), entry.board.by_piece(piece));
+                adds.extend(
+                    (now & !was)
+                        .into_iter()
+                        .map(|sq| net.column(view.feature(piece, sq))),
+                );
+                subs.extend(
+                    (was & !now)
+                        .into_iter()
+                        .map(|sq| net.column(view.feature(piece, sq))),
+                );
+            }
+        }
+        kernels.update(&entry.values[..h], &mut out[..h], &adds, &subs);
+        entry.values[..h].copy_from_slice(&out[..h]);
+        entry.board.clone_from(board);
     }
 }
 
@@ -123,10 +205,18 @@ pub struct AccumulatorStack {
     net: Arc<Network>,
     kernels: Kernels,
     accumulators: Vec<Accumulator>,
+    /// Each ply's view of each perspective (indexed as the accumulators).
+    views: Vec<[View; 2]>,
     /// The move that led to each ply (`None`: a null move) and who played it.
     moves: Vec<(Option<Move>, Color)>,
+    /// The board at each ply reached by a king move (what a refresh is made for); kept only for
+    /// nets with king buckets.
+    boards: Vec<Board>,
     /// Is the accumulator at this ply up to date with the current path?
     computed: Vec<bool>,
+    /// Does the net have king buckets (so that king moves may need a refresh)?
+    follows_king: bool,
+    cache: RefreshCache,
 }
 
 impl AccumulatorStack {
@@ -137,11 +227,16 @@ impl AccumulatorStack {
 
     /// The same with chosen kernels (the tests compare them).
     pub fn with_kernels(net: Arc<Network>, plies: usize, kernels: Kernels) -> AccumulatorStack {
+        let plain = KingBuckets::NONE.view(Color::White, Square::A1);
         AccumulatorStack {
+            cache: RefreshCache::new(&net),
+            follows_king: net.king_buckets != KingBuckets::NONE,
             net,
             kernels,
             accumulators: vec![Accumulator::ZERO; plies],
+            views: vec![[plain; 2]; plies],
             moves: vec![(None, Color::White); plies],
+            boards: vec![Board::empty(); plies],
             computed: vec![false; plies],
         }
     }
@@ -152,16 +247,23 @@ impl AccumulatorStack {
 
     /// Starts a new path at `root` (ply 0), computed from scratch.
     pub fn reset(&mut self, root: &Chess) {
-        self.accumulators[0].compute(&self.net, root.board());
+        let board = root.board();
+        self.accumulators[0].compute(&self.net, board);
+        for color in Color::ALL {
+            self.views[0][color as usize] = self.net.king_buckets.view_of(color, board);
+        }
         self.computed[0] = true;
     }
 
-    /// Records that the node at `ply` was reached by `m` (`None`: a null move) played by
-    /// `mover` from the node at `ply - 1`.
+    /// Records that the node at `ply` (its board `board`) was reached by `m` (`None`: a null
+    /// move) played by `mover` from the node at `ply - 1`.
     #[inline]
-    pub fn push(&mut self, ply: usize, m: Option<Move>, mover: Color) {
+    pub fn push(&mut self, ply: usize, m: Option<Move>, mover: Color, board: &Board) {
         self.moves[ply] = (m, mover);
         self.computed[ply] = false;
+        if self.follows_king && m.is_some_and(|m| king_destination(m, mover).is_some()) {
+            self.boards[ply].clone_from(board);
+        }
     }
 
     /// The accumulator of the node at `ply`, brought up to date from the nearest computed
@@ -180,30 +282,46 @@ impl AccumulatorStack {
             let (parents, rest) = self.accumulators.split_at_mut(p);
             let parent = &parents[p - 1];
             let child = &mut rest[0];
-            match self.moves[p].0 {
-                None => {
-                    for color in Color::ALL {
-                        let c = color as usize;
-                        child.values[c][..h].copy_from_slice(&parent.values[c][..h]);
-                    }
+            let parent_views = self.views[p - 1];
+            let (m, mover) = self.moves[p];
+            let Some(m) = m else {
+                for c in 0..2 {
+                    child.values[c][..h].copy_from_slice(&parent.values[c][..h]);
                 }
-                Some(m) => {
-                    let d = delta(m, self.moves[p].1);
-                    for color in Color::ALL {
-                        let column = |&(piece, sq): &(Piece, Square)| {
-                            self.net.column(feature(color, piece, sq))
-                        };
-                        let added: ArrayVec<&[i16], 2> = d.added.iter().map(column).collect();
-                        let removed: ArrayVec<&[i16], 2> = d.removed.iter().map(column).collect();
-                        self.kernels.update(
-                            &parent.values[color as usize][..h],
-                            &mut child.values[color as usize][..h],
-                            &added,
-                            &removed,
-                        );
-                    }
-                }
+                self.views[p] = parent_views;
+                self.computed[p] = true;
+                continue;
+            };
+            let mut views = parent_views;
+            if self.follows_king
+                && let Some(king) = king_destination(m, mover)
+            {
+                views[mover as usize] = self.net.king_buckets.view(mover, king);
             }
+            let d = delta(m, mover);
+            for (c, &view) in views.iter().enumerate() {
+                if view != parent_views[c] {
+                    let board = &self.boards[p];
+                    let out = &mut child.values[c];
+                    self.cache.refresh(&self.net, self.kernels, view, board, out);
+                    continue;
+                }
+                let mut added: ArrayVec<&[i16], 2> = ArrayVec::new();
+                let mut removed: ArrayVec<&[i16], 2> = ArrayVec::new();
+                for &(piece, sq) in &d.added {
+                    added.push(self.net.column(view.feature(piece, sq)));
+                }
+                for &(piece, sq) in &d.removed {
+                    removed.push(self.net.column(view.feature(piece, sq)));
+                }
+                self.kernels.update(
+                    &parent.values[c][..h],
+                    &mut child.values[c][..h],
+                    &added,
+                    &removed,
+                );
+            }
+            self.views[p] = views;
             self.computed[p] = true;
         }
         &self.accumulators[ply]

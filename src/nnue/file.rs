@@ -3,9 +3,10 @@
 //! | bytes | field |
 //! |---|---|
 //! | 8 | magic `SCOUTNET` |
-//! | 4 | format version (1) |
-//! | 7 × 4 | architecture: inputs (768), hidden (per perspective), output buckets (1 or 8), activation (1 = SCReLU), QA, QB, SCALE |
-//! | 768 × hidden × 2 | feature weights, i16, feature by feature |
+//! | 4 | format version: 1 without king buckets, 2 with |
+//! | 7 × 4 | architecture: inputs (768 × king buckets), hidden (per perspective), output buckets (1 or 8), activation (1 = SCReLU), QA, QB, SCALE |
+//! | 72 (version 2 only) | king buckets: count, mirror (u32 each), the bucket of each king square (64 × u8; `inputs.rs`) |
+//! | inputs × hidden × 2 | feature weights, i16, feature by feature |
 //! | hidden × 2 | feature biases, i16 |
 //! | buckets × 2 × hidden × 2 | output weights, i16, bucket by bucket (side to move's half first) |
 //! | buckets × 4 | output biases, i32 |
@@ -13,20 +14,33 @@
 //!
 //! A file whose magic, version, architecture, length or checksum does not match what this
 //! engine computes is refused with a message saying which. The hidden width may be any the
-//! engine plays (`nnue::valid_hidden`: a multiple of 32 up to 1024).
+//! engine plays (`nnue::valid_hidden`: a multiple of 32 up to 1024). Nets without king buckets
+//! are written as version 1, so the files of generations 0–5 keep their bytes.
 
 use super::{
-    BUCKET_COUNTS, HIDDEN_STEP, INPUTS, MAX_HIDDEN, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE,
-    valid_hidden,
+    BUCKET_COUNTS, HIDDEN_STEP, KingBuckets, MAX_HIDDEN, Network, OUTPUT_WEIGHT_LIMIT, QA, QB,
+    SCALE, valid_hidden,
 };
 
 const MAGIC: &[u8; 8] = b"SCOUTNET";
-const VERSION: u32 = 1;
 const SCRELU: u32 = 1;
+/// The header before the weights: magic, version, architecture.
+const HEADER: usize = 8 + 4 + 7 * 4;
+/// The king-bucket layout's bytes in a version-2 file.
+const LAYOUT: usize = 72;
 
-fn architecture(hidden: usize, buckets: usize) -> [u32; 7] {
+/// The format version of a net with these king buckets.
+fn version(king_buckets: &KingBuckets) -> u32 {
+    if *king_buckets == KingBuckets::NONE {
+        1
+    } else {
+        2
+    }
+}
+
+fn architecture(inputs: usize, hidden: usize, buckets: usize) -> [u32; 7] {
     [
-        INPUTS as u32,
+        inputs as u32,
         hidden as u32,
         buckets as u32,
         SCRELU,
@@ -36,10 +50,19 @@ fn architecture(hidden: usize, buckets: usize) -> [u32; 7] {
     ]
 }
 
-/// The length of a net file of this engine's architecture with `hidden` units and `buckets`
-/// output buckets.
-pub const fn file_len(hidden: usize, buckets: usize) -> usize {
-    8 + 4 + 7 * 4 + (INPUTS * hidden + hidden + buckets * 2 * hidden) * 2 + buckets * 4 + 8
+/// The length of a net file of this engine's architecture with these king buckets, `hidden`
+/// units and `buckets` output buckets.
+pub fn file_len(king_buckets: &KingBuckets, hidden: usize, buckets: usize) -> usize {
+    let layout = if version(king_buckets) == 2 {
+        LAYOUT
+    } else {
+        0
+    };
+    HEADER
+        + layout
+        + (king_buckets.features() * hidden + hidden + buckets * 2 * hidden) * 2
+        + buckets * 4
+        + 8
 }
 
 /// 64-bit FNV-1a.
@@ -54,11 +77,15 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Serialises a network.
 pub fn write(net: &Network) -> Vec<u8> {
-    let mut out = Vec::with_capacity(file_len(net.hidden, net.buckets()));
+    let kb = &net.king_buckets;
+    let mut out = Vec::with_capacity(file_len(kb, net.hidden, net.buckets()));
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    for v in architecture(net.hidden, net.buckets()) {
+    out.extend_from_slice(&version(kb).to_le_bytes());
+    for v in architecture(kb.features(), net.hidden, net.buckets()) {
         out.extend_from_slice(&v.to_le_bytes());
+    }
+    if version(kb) == 2 {
+        out.extend_from_slice(&kb.to_bytes());
     }
     for w in net
         .feature_weights
@@ -82,33 +109,40 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 
 /// Reads a network, or says why the bytes are not one this engine can use.
 pub fn read(bytes: &[u8]) -> Result<Network, String> {
-    if bytes.len() < 40 || &bytes[..8] != MAGIC {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return Err("not a Scout net file (no SCOUTNET header)".to_string());
     }
-    let version = u32_at(bytes, 8);
-    if version != VERSION {
-        return Err(format!(
-            "net format version {version}; this engine reads version {VERSION}"
-        ));
-    }
+    let (king_buckets, weights_at) = match u32_at(bytes, 8) {
+        1 => (KingBuckets::NONE, HEADER),
+        2 if bytes.len() >= HEADER + LAYOUT => (
+            KingBuckets::from_bytes(&bytes[HEADER..HEADER + LAYOUT])?,
+            HEADER + LAYOUT,
+        ),
+        2 => return Err("truncated: the king-bucket layout is cut off".to_string()),
+        v => {
+            return Err(format!(
+                "net format version {v}; this engine reads versions 1 and 2"
+            ));
+        }
+    };
     let arch: Vec<u32> = (0..7).map(|i| u32_at(bytes, 12 + 4 * i)).collect();
     let (hidden, buckets) = (arch[1] as usize, arch[2] as usize);
     if !BUCKET_COUNTS.contains(&buckets)
         || !valid_hidden(hidden)
-        || arch != architecture(hidden, buckets)
+        || arch != architecture(king_buckets.features(), hidden, buckets)
     {
         return Err(format!(
             "architecture {}->{}x2->{} (activation {}, QA {}, QB {}, scale {}); this engine is \
-             {INPUTS}->Nx2->1, N a multiple of {HIDDEN_STEP} up to {MAX_HIDDEN}, with 1 or 8 \
-             output buckets (SCReLU, QA {QA}, QB {QB}, scale {SCALE})",
-            arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6]
+             768xK->Nx2->1, K the king buckets ({}), N a multiple of {HIDDEN_STEP} up to \
+             {MAX_HIDDEN}, with 1 or 8 output buckets (SCReLU, QA {QA}, QB {QB}, scale {SCALE})",
+            arch[0], arch[1], arch[2], arch[3], arch[4], arch[5], arch[6], king_buckets.count
         ));
     }
-    if bytes.len() != file_len(hidden, buckets) {
+    let len = file_len(&king_buckets, hidden, buckets);
+    if bytes.len() != len {
         return Err(format!(
-            "{} bytes; a net of this architecture has {} (truncated or padded)",
+            "{} bytes; a net of this architecture has {len} (truncated or padded)",
             bytes.len(),
-            file_len(hidden, buckets)
         ));
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
@@ -117,11 +151,11 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
         return Err("checksum mismatch: the file is corrupted".to_string());
     }
     let biases_at = body.len() - 4 * buckets;
-    let mut values = body[40..biases_at]
+    let mut values = body[weights_at..biases_at]
         .chunks_exact(2)
         .map(|c| i16::from_le_bytes([c[0], c[1]]));
     let mut take = |n: usize| values.by_ref().take(n).collect::<Vec<i16>>();
-    let feature_weights = take(INPUTS * hidden);
+    let feature_weights = take(king_buckets.features() * hidden);
     let feature_bias = take(hidden);
     let output_weights = take(buckets * 2 * hidden);
     let output_bias = body[biases_at..]
@@ -136,6 +170,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
     }
     Ok(Network {
         hidden,
+        king_buckets,
         feature_weights,
         feature_bias,
         output_weights,
@@ -169,6 +204,10 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn sample_of(hidden: usize, buckets: usize) -> Network {
+        sample_with(KingBuckets::NONE, hidden, buckets)
+    }
+
+    pub(crate) fn sample_with(king_buckets: KingBuckets, hidden: usize, buckets: usize) -> Network {
         let mut x = 1u32;
         let mut next = move |m: i32| {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -176,7 +215,10 @@ pub(crate) mod tests {
         };
         Network {
             hidden,
-            feature_weights: (0..INPUTS * hidden).map(|_| next(60)).collect(),
+            king_buckets,
+            feature_weights: (0..king_buckets.features() * hidden)
+                .map(|_| next(60))
+                .collect(),
             feature_bias: (0..hidden).map(|_| next(100)).collect(),
             output_weights: (0..buckets * 2 * hidden).map(|_| next(127)).collect(),
             output_bias: (0..buckets as i32).map(|b| 1234 - 100 * b).collect(),
@@ -188,7 +230,8 @@ pub(crate) mod tests {
         for (hidden, buckets) in [(256, 1), (256, 8), (32, 1), (384, 1), (1024, 8)] {
             let net = sample_of(hidden, buckets);
             let bytes = write(&net);
-            assert_eq!(bytes.len(), file_len(hidden, buckets));
+            assert_eq!(bytes.len(), file_len(&KingBuckets::NONE, hidden, buckets));
+            assert_eq!(bytes[8], 1, "version 1 without king buckets");
             let back = read(&bytes).unwrap();
             assert_eq!((back.hidden, back.buckets()), (hidden, buckets));
             assert_eq!(back.feature_weights, net.feature_weights);
@@ -240,6 +283,39 @@ pub(crate) mod tests {
             load("/nonexistent/net.bin")
                 .unwrap_err()
                 .contains("cannot read")
+        );
+    }
+
+    /// A net with king buckets is a version-2 file with its layout; the layout must agree with
+    /// the inputs the architecture line names, and damage to it is refused.
+    #[test]
+    fn nets_with_king_buckets_round_trip() {
+        let kb = KingBuckets::mirrored(4).unwrap();
+        let net = sample_with(kb, 64, 8);
+        let bytes = write(&net);
+        assert_eq!(bytes.len(), file_len(&kb, 64, 8));
+        assert_eq!((bytes[8], u32_at(&bytes, 12)), (2, 4 * 768));
+        let back = read(&bytes).unwrap();
+        assert_eq!(back.king_buckets, kb);
+        assert_eq!(back.feature_weights, net.feature_weights);
+        assert_eq!(back.output_bias, net.output_bias);
+        // Another layout's bucket count under the same architecture line.
+        let mut count = bytes.clone();
+        count[HEADER..HEADER + 4].copy_from_slice(&8u32.to_le_bytes());
+        assert!(read(&count).unwrap_err().contains("architecture"));
+        // A square mapped to a bucket the net does not have.
+        let mut map = bytes.clone();
+        map[HEADER + 8 + 20] = 9;
+        assert!(read(&map).unwrap_err().contains("king buckets"));
+        assert!(
+            read(&bytes[..HEADER + 10])
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(
+            read(&bytes[..bytes.len() - 2])
+                .unwrap_err()
+                .contains("truncated")
         );
     }
 }

@@ -1,17 +1,17 @@
 //! NNUE inference: the quantized network, its file format and the evaluation of an accumulator.
 //!
-//! Architecture (`(768 → hidden)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
-//! board is one of 768 features (colour relative to the perspective × 6 roles × 64 squares),
-//! seen from White's side and from Black's (Black's view is the board mirrored rank-wise:
-//! square ^ 56). One shared weight matrix turns each perspective's active features into
-//! `hidden` accumulator values (kept up to date move by move, `accumulator.rs`). The output
-//! concatenates the side to move's accumulator with the other side's, applies SCReLU (clamp to
-//! [0, 1], squared) and takes a dot product with 2·hidden output weights. The hidden width is the
-//! net's own (its file says it): any multiple of [`HIDDEN_STEP`] up to [`MAX_HIDDEN`], so a wider
-//! net is loaded and played by the same binary; the built-in net has [`DEFAULT_HIDDEN`]. A net
-//! with output buckets has eight sets of output weights and biases and uses the one for the
-//! number of pieces on the board (`bucket`): the same accumulators, read differently in the
-//! opening, the middlegame and the endgame.
+//! Architecture (`(768·K → hidden)×2 → 1`, SCReLU, 1 or 8 output buckets): every piece on the
+//! board is a feature from White's side and one from Black's (`inputs.rs`: colour relative to
+//! the perspective × 6 roles × 64 squares, in one of K sets chosen by the perspective's own king
+//! square when the net has king buckets). One shared weight matrix turns each perspective's
+//! active features into `hidden` accumulator values (kept up to date move by move,
+//! `accumulator.rs`). The output concatenates the side to move's accumulator with the other
+//! side's, applies SCReLU (clamp to [0, 1], squared) and takes a dot product with 2·hidden
+//! output weights. The hidden width is the net's own (its file says it): any multiple of
+//! [`HIDDEN_STEP`] up to [`MAX_HIDDEN`], so a wider net is loaded and played by the same binary;
+//! the built-in net has [`DEFAULT_HIDDEN`]. A net with output buckets has eight sets of output
+//! weights and biases and uses the one for the number of pieces on the board (`bucket`): the
+//! same accumulators, read differently in the opening, the middlegame and the endgame.
 //!
 //! Quantisation: feature weights and biases × QA (i16), output weights × QB (i16), output bias
 //! × QA·QB (i32); the evaluation in centipawns is `(Σ v²·w / QA + bias) · SCALE / (QA·QB)` with
@@ -22,11 +22,13 @@
 
 pub mod accumulator;
 pub mod file;
+pub mod inputs;
 pub mod simd;
 
-use shakmaty::{Color, Piece, Square};
+use shakmaty::Color;
 
 use crate::score::EVAL_LIMIT;
+pub use inputs::KingBuckets;
 
 /// Output buckets a net may have: one, or one per [`bucket`].
 pub const BUCKET_COUNTS: [usize; 2] = [1, 8];
@@ -43,8 +45,6 @@ pub fn bucket(buckets: usize, pieces: u32) -> usize {
     }
 }
 
-/// Features per perspective.
-pub const INPUTS: usize = 768;
 /// The hidden width (accumulator values per perspective) of the built-in net and of `train`
 /// unless told otherwise.
 pub const DEFAULT_HIDDEN: usize = 256;
@@ -70,23 +70,14 @@ pub const fn valid_hidden(hidden: usize) -> bool {
     hidden >= HIDDEN_STEP && hidden <= MAX_HIDDEN && hidden.is_multiple_of(HIDDEN_STEP)
 }
 
-/// The feature index of `piece` on `sq` from `perspective`'s side.
-#[inline]
-pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
-    let theirs = usize::from(piece.color != perspective);
-    let sq = match perspective {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
-    };
-    (theirs * 6 + piece.role as usize - 1) * 64 + sq
-}
-
 /// A quantized network, as loaded from a net file.
 #[derive(Clone)]
 pub struct Network {
     /// The hidden width: accumulator values per perspective ([`valid_hidden`]).
     pub hidden: usize,
-    /// `INPUTS` columns of `hidden` values each.
+    /// How the features follow the king (none for generations 0–5).
+    pub king_buckets: KingBuckets,
+    /// `king_buckets.features()` columns of `hidden` values each.
     pub feature_weights: Vec<i16>,
     pub feature_bias: Vec<i16>,
     /// Per output bucket: the side to move's `hidden` weights, then the other side's.
@@ -102,8 +93,11 @@ impl std::fmt::Debug for Network {
         let checksum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
         write!(
             f,
-            "Network(768->{}x2->1, SCReLU, {} output buckets, checksum {checksum:016x})",
+            "Network({}->{}x2->1, SCReLU, king buckets {}, {} output buckets, checksum \
+             {checksum:016x})",
+            self.king_buckets.features(),
             self.hidden,
+            self.king_buckets.describe(),
             self.buckets()
         )
     }
@@ -139,6 +133,7 @@ impl Network {
         };
         Network {
             hidden,
+            king_buckets: self.king_buckets,
             feature_weights: pad(&self.feature_weights, self.hidden),
             feature_bias: pad(&self.feature_bias, self.hidden),
             output_weights: pad(&self.output_weights, self.hidden),
@@ -177,7 +172,7 @@ pub fn evaluate_board(net: &Network, board: &shakmaty::Board, turn: Color) -> i3
 /// every piece but the kings what it is worth here, the evaluation minus the evaluation with
 /// that piece taken off, in pawns from White's point of view.
 pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
-    use shakmaty::{File, Position, Rank, Role};
+    use shakmaty::{File, Position, Rank, Role, Square};
     let turn = pos.turn();
     let white = |v: i32| if turn == Color::White { v } else { -v };
     let total = white(evaluate_board(net, pos.board(), turn));
@@ -256,7 +251,10 @@ mod tests {
     fn the_embedded_net_is_a_trained_net_of_this_architecture() {
         let net = file::read(DEFAULT_NET).expect("a valid net");
         assert_eq!(net.hidden, DEFAULT_HIDDEN);
-        assert_eq!(DEFAULT_NET.len(), file::file_len(net.hidden, net.buckets()));
+        assert_eq!(
+            DEFAULT_NET.len(),
+            file::file_len(&net.king_buckets, net.hidden, net.buckets())
+        );
         let start = evaluate_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         assert!(start.abs() < 100, "start position: {start}");
         let no_black_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";

@@ -85,7 +85,7 @@ impl Kernels {
 
     /// `child = parent + Σ adds − Σ subs`, lane by lane (wrapping i16). Every slice has the
     /// same length, a multiple of [`HIDDEN_STEP`].
-    #[inline]
+    #[inline(always)]
     pub fn update(self, parent: &[i16], child: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
         // Checked here, once per call: the SIMD loops read the whole length of every slice.
         let n = parent.len();

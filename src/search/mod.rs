@@ -461,7 +461,7 @@ impl Searcher {
         let f = &mut self.stack[ply];
         f.played = m;
         f.piece_to = m.map(|m| Histories::piece_to(mover, m));
-        self.net.push(ply + 1, m, mover);
+        self.net.push(ply + 1, m, mover, child.chess().board());
     }
 
     /// Polls the stop flag and the clocks. Called at every node; the clock only every

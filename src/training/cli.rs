@@ -139,6 +139,16 @@ fn train(args: &[String]) -> Result<(), String> {
             "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
+            "king-buckets" => {
+                use crate::nnue::KingBuckets;
+                config.king_buckets = match value.as_str() {
+                    "none" => KingBuckets::NONE,
+                    _ => number(&name, &value)
+                        .ok()
+                        .and_then(KingBuckets::mirrored)
+                        .ok_or_else(|| format!("--king-buckets {value}: none, 1, 2, 4 or 8"))?,
+                }
+            }
             "hidden" => config.hidden = number(&name, &value)?,
             "memory" => {
                 let mb: usize = number(&name, &value)?;

@@ -4,15 +4,17 @@
 //! holds a game out for validation (`is_validation_game`). Reading the files is `load.rs`'s.
 
 use arrayvec::ArrayVec;
-use shakmaty::Color;
+use shakmaty::{Color, Piece, Square};
 
-use crate::nnue::feature;
+use crate::nnue::KingBuckets;
 use crate::training::packed::Packed;
 
 /// One position decoded for training.
 pub struct Sample {
-    /// White-perspective feature indices (Black's are derived).
-    white: ArrayVec<u16, 32>,
+    /// The pieces and their squares.
+    pieces: ArrayVec<(Square, Piece), 32>,
+    /// Each side's king square, indexed by `Color as usize`.
+    kings: [Square; 2],
     /// Black to move?
     pub black: bool,
     /// The search score from the side to move's point of view.
@@ -25,16 +27,21 @@ impl Sample {
     /// Decodes a record; mirrored left to right (files a-h swapped) when `mirror` is set: the
     /// same chess when no castling right is left, so the same score and result.
     pub fn new(p: &Packed, mirror: bool) -> Sample {
-        let mut white = ArrayVec::new();
+        let mut pieces = ArrayVec::new();
+        let mut kings = [Square::A1; 2];
         for (sq, piece) in p.pieces() {
             let sq = if mirror { sq.flip_horizontal() } else { sq };
-            white.push(feature(Color::White, piece, sq) as u16);
+            if piece.role == shakmaty::Role::King {
+                kings[piece.color as usize] = sq;
+            }
+            pieces.push((sq, piece));
         }
         let black = p.turn() == Color::Black;
         let white_score = f32::from(p.score());
         let white_result = p.outcome().score();
         Sample {
-            white,
+            pieces,
+            kings,
             black,
             score: if black { -white_score } else { white_score },
             result: if black {
@@ -45,39 +52,30 @@ impl Sample {
         }
     }
 
-    /// The features as pairs (side to move's view, the other side's view).
+    /// The features of a net with these king buckets, as pairs (side to move's view, the other
+    /// side's view): the engine's own (`nnue::inputs`).
     #[inline]
-    pub fn perspective_features(&self) -> impl Iterator<Item = (u16, u16)> + '_ {
-        let black = self.black;
-        self.white.iter().map(move |&f| {
-            if black {
-                (black_view(f), f)
-            } else {
-                (f, black_view(f))
-            }
-        })
+    pub fn perspective_features(
+        &self,
+        king_buckets: &KingBuckets,
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let stm = if self.black {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let us = king_buckets.view(stm, self.kings[stm as usize]);
+        let them = king_buckets.view(!stm, self.kings[!stm as usize]);
+        self.pieces
+            .iter()
+            .map(move |&(sq, piece)| (us.feature(piece, sq), them.feature(piece, sq)))
     }
 
     /// The number of pieces (kings included): one feature each.
     #[inline]
     pub fn pieces(&self) -> u32 {
-        self.white.len() as u32
+        self.pieces.len() as u32
     }
-
-    /// The features from White's perspective.
-    #[inline]
-    pub fn white_features(&self) -> &[u16] {
-        &self.white
-    }
-}
-
-/// The same feature seen from Black's side: colours swapped, board mirrored rank-wise.
-#[inline]
-pub fn black_view(white_feature: u16) -> u16 {
-    let f = white_feature as usize;
-    let (kind, sq) = (f / 64, f % 64);
-    let swapped = (kind + 6) % 12;
-    (swapped * 64 + (sq ^ 56)) as u16
 }
 
 /// Positions in memory, as records. An epoch visits them through entries: `index << 1`, plus 1
@@ -143,7 +141,7 @@ pub fn is_validation_game(game: u64, every: u64) -> bool {
 mod tests {
     use super::*;
     use crate::training::packed::{GAME_END, Outcome};
-    use shakmaty::{CastlingMode, Chess, Piece, Role, Square};
+    use shakmaty::{CastlingMode, Chess, Position};
 
     /// Positions without castling rights are also learnt mirrored left to right; positions
     /// with one are not.
@@ -166,16 +164,22 @@ mod tests {
         positions.entries(false, &mut entries);
         assert_eq!(entries, [0, 2]);
         let (plain, mirrored) = (positions.entry(0), positions.entry(1));
-        let mut a: Vec<u16> = mirrored
-            .white_features()
+        let white = |s: &Sample| -> Vec<usize> {
+            let mut f: Vec<usize> = s
+                .perspective_features(&KingBuckets::NONE)
+                .map(|(us, _)| us)
+                .collect();
+            f.sort_unstable();
+            f
+        };
+        let a: Vec<usize> = white(&mirrored)
             .iter()
             .map(|&f| (f / 64 * 64) + ((f % 64) ^ 7))
             .collect();
-        let mut b = plain.white_features().to_vec();
+        let mut a = a;
         a.sort_unstable();
-        b.sort_unstable();
-        assert_eq!(a, b);
-        assert_ne!(mirrored.white_features(), plain.white_features());
+        assert_eq!(a, white(&plain));
+        assert_ne!(white(&mirrored), white(&plain));
         assert_eq!(
             (mirrored.score, mirrored.result),
             (plain.score, plain.result)
@@ -185,16 +189,33 @@ mod tests {
         assert_eq!((start.score, start.result, start.pieces()), (10.0, 0.5, 32));
     }
 
+    /// The trainer sees what the engine sees: each perspective's features are the engine's
+    /// view of the board, also with king buckets (the king's square from the record).
     #[test]
-    fn black_view_is_the_engine_feature() {
-        for color in Color::ALL {
-            for role in Role::ALL {
-                for sq in Square::ALL {
-                    let piece = Piece { color, role };
-                    let w = feature(Color::White, piece, sq) as u16;
-                    assert_eq!(black_view(w) as usize, feature(Color::Black, piece, sq));
-                }
-            }
+    fn sample_features_are_the_engines() {
+        let pos = crate::position::Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            CastlingMode::Standard,
+        )
+        .unwrap()
+        .chess()
+        .clone();
+        let s = Sample::new(&Packed::new(&pos, 0, Outcome::Draw, GAME_END), false);
+        for kb in [KingBuckets::NONE, KingBuckets::mirrored(8).unwrap()] {
+            let (mut us, mut them): (Vec<usize>, Vec<usize>) = s.perspective_features(&kb).unzip();
+            let engine = |color| {
+                let view = kb.view_of(color, pos.board());
+                let mut f: Vec<usize> = pos
+                    .board()
+                    .into_iter()
+                    .map(|(sq, piece)| view.feature(piece, sq))
+                    .collect();
+                f.sort_unstable();
+                f
+            };
+            us.sort_unstable();
+            them.sort_unstable();
+            assert_eq!((us, them), (engine(Color::Black), engine(Color::White)));
         }
     }
 }

@@ -1,9 +1,9 @@
-//! The trainer's float network (the engine's architecture with any hidden width and 1 or 8
-//! output buckets), its loss and gradients, Adam, quantisation into the engine's net format, and
+//! The trainer's float network (the engine's architecture with any hidden width, king buckets
+//! or none, and 1 or 8 output buckets), its loss and gradients, Adam, quantisation into the engine's net format, and
 //! checkpoints.
 //!
 //! Forward pass for one position: `acc_p = b1 + Σ W1[f]` over the active features of each
-//! perspective p; `out = W2[k] · [screlu(acc_stm), screlu(acc_other)] + b2[k]` with
+//! perspective p (the engine's features, `nnue::inputs`); `out = W2[k] · [screlu(acc_stm), screlu(acc_other)] + b2[k]` with
 //! `screlu(x) = clamp(x, 0, 1)²` and k the position's output bucket (`nnue::bucket`); the
 //! engine's evaluation is `out · SCALE` centipawns.
 //! Loss: `(sigmoid(out · SCALE / K) − target)²`, target = λ·result + (1 − λ)·
@@ -11,7 +11,7 @@
 //! first layer); Adam then updates every parameter once per batch.
 
 use super::data::{Positions, Sample};
-use crate::nnue::{self, INPUTS, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE, bucket};
+use crate::nnue::{self, KingBuckets, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE, bucket};
 
 /// What a position is fitted to: a mix of the game's result (weight `lambda`) and the search's
 /// score, both as a win expectation, the score (and the net's output) through a logistic of
@@ -31,31 +31,44 @@ impl Objective {
 }
 
 /// All parameters (or gradients, or Adam moments) of a network in one flat vector:
-/// W1 (INPUTS × hidden), b1 (hidden), W2 (buckets × 2 × hidden, bucket by bucket),
-/// b2 (buckets).
+/// W1 (features × hidden, features = 768 × king buckets), b1 (hidden), W2 (buckets × 2 ×
+/// hidden, bucket by bucket), b2 (buckets).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    pub king_buckets: KingBuckets,
     pub hidden: usize,
     pub buckets: usize,
     pub values: Vec<f32>,
 }
 
+/// The number of parameters of a net of this shape.
+pub fn param_count(king_buckets: &KingBuckets, hidden: usize, buckets: usize) -> usize {
+    king_buckets.features() * hidden + hidden + buckets * (2 * hidden + 1)
+}
+
 impl Params {
-    pub fn zeros(hidden: usize, buckets: usize) -> Params {
+    pub fn zeros(king_buckets: KingBuckets, hidden: usize, buckets: usize) -> Params {
         Params {
+            king_buckets,
             hidden,
             buckets,
-            values: vec![0.0; INPUTS * hidden + hidden + buckets * (2 * hidden + 1)],
+            values: vec![0.0; param_count(&king_buckets, hidden, buckets)],
         }
     }
 
+    /// All zero, of this one's shape.
+    pub fn zeros_like(&self) -> Params {
+        Params::zeros(self.king_buckets, self.hidden, self.buckets)
+    }
+
     /// Small random weights (uniform, scaled by fan-in) from `seed`.
-    pub fn random(hidden: usize, buckets: usize, seed: u64) -> Params {
+    pub fn random(king_buckets: KingBuckets, hidden: usize, buckets: usize, seed: u64) -> Params {
         use rand::rngs::StdRng;
         use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut p = Params::zeros(hidden, buckets);
-        let (w1, rest) = p.values.split_at_mut(INPUTS * hidden);
+        let mut p = Params::zeros(king_buckets, hidden, buckets);
+        let b1 = p.b1_at();
+        let (w1, rest) = p.values.split_at_mut(b1);
         let r1 = 1.0 / (32.0f32).sqrt();
         for w in w1.iter_mut() {
             *w = rng.random_range(-r1..r1) * 0.5;
@@ -77,9 +90,9 @@ impl Params {
         let old = self.hidden;
         assert!(hidden >= old);
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut p = Params::zeros(hidden, self.buckets);
+        let mut p = Params::zeros(self.king_buckets, hidden, self.buckets);
         let r1 = 1.0 / (32.0f32).sqrt();
-        for f in 0..INPUTS {
+        for f in 0..self.king_buckets.features() {
             let column = &mut p.values[f * hidden..(f + 1) * hidden];
             column[..old].copy_from_slice(&self.values[f * old..(f + 1) * old]);
             for w in &mut column[old..] {
@@ -101,12 +114,28 @@ impl Params {
         p
     }
 
+    /// The same net (one without king buckets) with `king_buckets`: every bucket starts as a
+    /// copy of its one set of features, so the new net evaluates a position exactly as this one
+    /// when each side's king stands on files a–d from its own view, and otherwise as this one
+    /// evaluates the mirror image; training then lets the buckets part.
+    pub fn with_king_buckets(&self, king_buckets: KingBuckets) -> Params {
+        assert_eq!(self.king_buckets, KingBuckets::NONE);
+        let mut p = Params::zeros(king_buckets, self.hidden, self.buckets);
+        let w1 = self.b1_at();
+        for b in 0..king_buckets.count {
+            p.values[b * w1..(b + 1) * w1].copy_from_slice(&self.values[..w1]);
+        }
+        let rest = p.b1_at();
+        p.values[rest..].copy_from_slice(&self.values[w1..]);
+        p
+    }
+
     pub fn b1_at(&self) -> usize {
-        INPUTS * self.hidden
+        self.king_buckets.features() * self.hidden
     }
 
     pub fn w2_at(&self) -> usize {
-        INPUTS * self.hidden + self.hidden
+        self.b1_at() + self.hidden
     }
 
     pub fn b2_at(&self) -> usize {
@@ -140,9 +169,9 @@ pub fn forward(p: &Params, s: &Sample, acc: &mut [f32]) -> f32 {
     let (us, them) = acc.split_at_mut(h);
     us.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
     them.copy_from_slice(&v[p.b1_at()..p.b1_at() + h]);
-    for (fu, ft) in s.perspective_features() {
-        let cu = &v[fu as usize * h..fu as usize * h + h];
-        let ct = &v[ft as usize * h..ft as usize * h + h];
+    for (fu, ft) in s.perspective_features(&p.king_buckets) {
+        let cu = &v[fu * h..fu * h + h];
+        let ct = &v[ft * h..ft * h + h];
         for k in 0..h {
             us[k] += cu[k];
             them[k] += ct[k];
@@ -190,12 +219,12 @@ pub fn backward(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32], grad: &
     for k in 0..h {
         grad.values[b1_at + k] += g_us[k] + g_them[k];
     }
-    for (fu, ft) in s.perspective_features() {
-        let cu = &mut grad.values[fu as usize * h..fu as usize * h + h];
+    for (fu, ft) in s.perspective_features(&p.king_buckets) {
+        let cu = &mut grad.values[fu * h..fu * h + h];
         for k in 0..h {
             cu[k] += g_us[k];
         }
-        let ct = &mut grad.values[ft as usize * h..ft as usize * h + h];
+        let ct = &mut grad.values[ft * h..ft * h + h];
         for k in 0..h {
             ct[k] += g_them[k];
         }
@@ -265,10 +294,11 @@ pub struct Adam {
 }
 
 impl Adam {
-    pub fn new(hidden: usize, buckets: usize) -> Adam {
+    /// Adam's state for parameters of the shape of `p`.
+    pub fn new(p: &Params) -> Adam {
         Adam {
-            m: Params::zeros(hidden, buckets),
-            v: Params::zeros(hidden, buckets),
+            m: p.zeros_like(),
+            v: p.zeros_like(),
             step: 0,
         }
     }
@@ -312,6 +342,7 @@ pub fn quantize(p: &Params) -> Network {
     let v = &p.values;
     Network {
         hidden: p.hidden,
+        king_buckets: p.king_buckets,
         feature_weights: v[..p.b1_at()].iter().map(|&x| q(x, QA)).collect(),
         feature_bias: v[p.b1_at()..p.w2_at()].iter().map(|&x| q(x, QA)).collect(),
         output_weights: v[p.w2_at()..p.b2_at()].iter().map(|&x| q(x, QB)).collect(),
@@ -325,7 +356,7 @@ pub fn quantize(p: &Params) -> Network {
 /// The float parameters a quantized network stands for (the inverse of [`quantize`], so
 /// `quantize(&dequantize(net))` is `net` again): where `--init` starts a run.
 pub fn dequantize(net: &Network) -> Params {
-    let mut p = Params::zeros(net.hidden, net.buckets());
+    let mut p = Params::zeros(net.king_buckets, net.hidden, net.buckets());
     let (qa, qb) = (QA as f32, QB as f32);
     let values = net
         .feature_weights
@@ -340,9 +371,11 @@ pub fn dequantize(net: &Network) -> Params {
     p
 }
 
-/// Checkpoint magic: `SCOUTCK2` (hidden, buckets, epochs, step); `SCOUTCKP`, written before
-/// output buckets, has no bucket count and is read as one bucket (the same layout).
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK2";
+/// Checkpoint magic: `SCOUTCK3` (hidden, buckets, epochs, step, then the king-bucket layout's
+/// 72 bytes as net files store it); `SCOUTCK2` (the same without the layout) and `SCOUTCKP`
+/// (without the bucket count either), written by earlier trainers, are read as nets without
+/// king buckets and, for `SCOUTCKP`, with one output bucket.
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK3";
 
 /// A checkpoint: parameters, Adam's state and the epochs done.
 pub fn save_checkpoint(
@@ -351,36 +384,46 @@ pub fn save_checkpoint(
     adam: &Adam,
     epochs_done: u32,
 ) -> std::io::Result<()> {
-    let mut out = Vec::with_capacity(12 * p.values.len() + 32);
+    let mut out = Vec::with_capacity(12 * p.values.len() + 104);
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(p.hidden as u32).to_le_bytes());
     out.extend_from_slice(&(p.buckets as u32).to_le_bytes());
     out.extend_from_slice(&epochs_done.to_le_bytes());
     out.extend_from_slice(&adam.step.to_le_bytes());
+    out.extend_from_slice(&p.king_buckets.to_bytes());
     for x in p.values.iter().chain(&adam.m.values).chain(&adam.v.values) {
         out.extend_from_slice(&x.to_le_bytes());
     }
     crate::training::write_atomically(path, &out)
 }
 
-/// Reads a checkpoint written by [`save_checkpoint`] (or by the trainer before output buckets):
-/// parameters, Adam, epochs done.
+/// Reads a checkpoint written by [`save_checkpoint`] (or by an earlier trainer): parameters,
+/// Adam, epochs done.
 pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
     let (hidden, buckets, epochs, header) = match bytes.get(..8) {
-        Some(m) if m == CHECKPOINT_MAGIC && bytes.len() >= 28 => {
+        Some(m) if (m == CHECKPOINT_MAGIC || m == b"SCOUTCK2") && bytes.len() >= 28 => {
             (u32_at(8) as usize, u32_at(12) as usize, u32_at(16), 20)
         }
         Some(b"SCOUTCKP") if bytes.len() >= 24 => (u32_at(8) as usize, 1, u32_at(12), 16),
         _ => return Err(format!("{path}: not a Scout training checkpoint")),
     };
     let step = u64::from_le_bytes(bytes[header..header + 8].try_into().expect("8"));
-    let header = header + 8;
+    let mut header = header + 8;
+    let king_buckets = if &bytes[..8] == CHECKPOINT_MAGIC {
+        let layout = bytes
+            .get(header..header + 72)
+            .ok_or_else(|| format!("{path}: truncated checkpoint"))?;
+        header += 72;
+        KingBuckets::from_bytes(layout).map_err(|e| format!("{path}: {e}"))?
+    } else {
+        KingBuckets::NONE
+    };
     if !nnue::BUCKET_COUNTS.contains(&buckets) || hidden == 0 || hidden > 1 << 16 {
         return Err(format!("{path}: hidden {hidden}, buckets {buckets}"));
     }
-    let n = INPUTS * hidden + hidden + buckets * (2 * hidden + 1);
+    let n = param_count(&king_buckets, hidden, buckets);
     if bytes.len() != header + 12 * n {
         return Err(format!("{path}: truncated checkpoint"));
     }
@@ -389,6 +432,7 @@ pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
         .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
         .collect();
     let part = |k: usize| Params {
+        king_buckets,
         hidden,
         buckets,
         values: floats[k * n..(k + 1) * n].to_vec(),
