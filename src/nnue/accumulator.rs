@@ -71,15 +71,16 @@ impl Accumulator {
     }
 }
 
-/// Where a king move takes the king, if `m` is one.
-fn king_destination(m: Move, mover: Color) -> Option<Square> {
+/// Where a king move takes the king from and to, if `m` is one.
+fn king_move(m: Move, mover: Color) -> Option<(Square, Square)> {
     match m {
         Move::Normal {
             role: Role::King,
+            from,
             to,
             ..
-        } => Some(to),
-        Move::Castle { .. } => m.castling_side().map(|side| side.king_to(mover)),
+        } => Some((from, to)),
+        Move::Castle { king, .. } => m.castling_side().map(|side| (king, side.king_to(mover))),
         _ => None,
     }
 }
@@ -209,8 +210,8 @@ pub struct AccumulatorStack {
     views: Vec<[View; 2]>,
     /// The move that led to each ply (`None`: a null move) and who played it.
     moves: Vec<(Option<Move>, Color)>,
-    /// The board at each ply reached by a king move (what a refresh is made for); kept only for
-    /// nets with king buckets.
+    /// The board at each ply reached by a king move that changes its side's view (what a
+    /// refresh is made for); kept only for nets with king buckets.
     boards: Vec<Board>,
     /// Is the accumulator at this ply up to date with the current path?
     computed: Vec<bool>,
@@ -261,8 +262,13 @@ impl AccumulatorStack {
     pub fn push(&mut self, ply: usize, m: Option<Move>, mover: Color, board: &Board) {
         self.moves[ply] = (m, mover);
         self.computed[ply] = false;
-        if self.follows_king && m.is_some_and(|m| king_destination(m, mover).is_some()) {
-            self.boards[ply].clone_from(board);
+        if self.follows_king
+            && let Some((from, to)) = m.and_then(|m| king_move(m, mover))
+        {
+            let kb = &self.net.king_buckets;
+            if kb.view(mover, from) != kb.view(mover, to) {
+                self.boards[ply].clone_from(board);
+            }
         }
     }
 
@@ -294,7 +300,7 @@ impl AccumulatorStack {
             };
             let mut views = parent_views;
             if self.follows_king
-                && let Some(king) = king_destination(m, mover)
+                && let Some((_, king)) = king_move(m, mover)
             {
                 views[mover as usize] = self.net.king_buckets.view(mover, king);
             }
@@ -303,7 +309,8 @@ impl AccumulatorStack {
                 if view != parent_views[c] {
                     let board = &self.boards[p];
                     let out = &mut child.values[c];
-                    self.cache.refresh(&self.net, self.kernels, view, board, out);
+                    self.cache
+                        .refresh(&self.net, self.kernels, view, board, out);
                     continue;
                 }
                 let mut added: ArrayVec<&[i16], 2> = ArrayVec::new();

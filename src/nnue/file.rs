@@ -114,10 +114,14 @@ pub fn read(bytes: &[u8]) -> Result<Network, String> {
     }
     let (king_buckets, weights_at) = match u32_at(bytes, 8) {
         1 => (KingBuckets::NONE, HEADER),
-        2 if bytes.len() >= HEADER + LAYOUT => (
-            KingBuckets::from_bytes(&bytes[HEADER..HEADER + LAYOUT])?,
-            HEADER + LAYOUT,
-        ),
+        2 if bytes.len() >= HEADER + LAYOUT => {
+            let kb = KingBuckets::from_bytes(&bytes[HEADER..HEADER + LAYOUT])?;
+            if kb == KingBuckets::NONE {
+                // Written as version 1; a version-2 file of it would not round-trip.
+                return Err("a version-2 net without king buckets".to_string());
+            }
+            (kb, HEADER + LAYOUT)
+        }
         2 => return Err("truncated: the king-bucket layout is cut off".to_string()),
         v => {
             return Err(format!(
@@ -317,5 +321,27 @@ pub(crate) mod tests {
                 .unwrap_err()
                 .contains("truncated")
         );
+        // The layout of no king buckets is written as version 1, never as version 2.
+        let mut none = write(&sample_with(KingBuckets::NONE, 64, 8));
+        none[8] = 2;
+        none.splice(HEADER..HEADER, KingBuckets::NONE.to_bytes());
+        assert!(read(&none).unwrap_err().contains("without king buckets"));
+    }
+
+    /// Every generation's net file reads and writes back byte for byte (the format's version 1
+    /// is unchanged by king buckets).
+    #[test]
+    fn the_generations_nets_round_trip_byte_for_byte() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets");
+        let mut nets = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            let net = read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(net.king_buckets, KingBuckets::NONE);
+            assert!(write(&net) == bytes, "{}", path.display());
+            nets += 1;
+        }
+        assert!(nets >= 6, "only {nets} nets in nets/");
     }
 }

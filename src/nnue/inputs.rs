@@ -68,8 +68,9 @@ impl KingBuckets {
     pub const COUNTS: [usize; 4] = [1, 2, 4, 8];
 
     /// The mirrored layout with `count` buckets (one of [`Self::COUNTS`]), finer near the
-    /// king's home where kings mostly stand: by rank (1, 2, 3–4, 5–8) and, on the first two
-    /// ranks, by wing (a–b, c–d), as many of those distinctions as the count allows.
+    /// king's home where kings mostly stand: 2 splits the first rank from the rest; 4 splits
+    /// the first rank by wing (a–b, c–d), then the second rank, then the rest; 8 splits the
+    /// first rank file by file, the second by wing, then ranks 3–4 and 5–8.
     pub fn mirrored(count: usize) -> Option<KingBuckets> {
         // Buckets of the files a–d on rank 1, rank 2, ranks 3–4 and ranks 5–8.
         let rows: [[u8; 4]; 4] = match count {
@@ -151,6 +152,9 @@ impl KingBuckets {
                 "king buckets: {count} buckets, a square mapped to {}",
                 map.iter().max().unwrap_or(&0)
             ));
+        }
+        if mirror && (0..64).any(|sq| map[sq] != map[sq ^ 7]) {
+            return Err("king buckets: a mirrored layout whose map is not mirrored".to_string());
         }
         Ok(KingBuckets { count, mirror, map })
     }
@@ -255,6 +259,13 @@ mod tests {
         let mut bad = KingBuckets::mirrored(4).unwrap().to_bytes();
         bad[8] = 4;
         assert!(KingBuckets::from_bytes(&bad).is_err());
+        let mut lopsided = KingBuckets::mirrored(4).unwrap().to_bytes();
+        lopsided[8 + 7] = 1;
+        assert!(
+            KingBuckets::from_bytes(&lopsided)
+                .unwrap_err()
+                .contains("not mirrored")
+        );
         let mut flag = KingBuckets::NONE.to_bytes();
         flag[4] = 2;
         assert!(KingBuckets::from_bytes(&flag).is_err());

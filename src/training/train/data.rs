@@ -202,20 +202,49 @@ mod tests {
         .clone();
         let s = Sample::new(&Packed::new(&pos, 0, Outcome::Draw, GAME_END), false);
         for kb in [KingBuckets::NONE, KingBuckets::mirrored(8).unwrap()] {
-            let (mut us, mut them): (Vec<usize>, Vec<usize>) = s.perspective_features(&kb).unzip();
-            let engine = |color| {
-                let view = kb.view_of(color, pos.board());
-                let mut f: Vec<usize> = pos
-                    .board()
-                    .into_iter()
-                    .map(|(sq, piece)| view.feature(piece, sq))
-                    .collect();
-                f.sort_unstable();
-                f
-            };
-            us.sort_unstable();
-            them.sort_unstable();
-            assert_eq!((us, them), (engine(Color::Black), engine(Color::White)));
+            sample_features_are_the_engines_with(&s, &pos, kb);
         }
+        // Kings on a–d, and the mirror image the trainer makes of a position without castling
+        // rights: with mirrored king buckets the image has the very same features.
+        let pos = crate::position::Position::from_fen(
+            "2kr3r/ppp2ppp/2n1b3/8/3P4/2N5/PP3PPP/1K1R3R w - - 0 1",
+            CastlingMode::Standard,
+        )
+        .unwrap()
+        .chess()
+        .clone();
+        let record = Packed::new(&pos, 0, Outcome::Draw, GAME_END);
+        let (plain, image) = (Sample::new(&record, false), Sample::new(&record, true));
+        let kb = KingBuckets::mirrored(4).unwrap();
+        sample_features_are_the_engines_with(&plain, &pos, kb);
+        sample_features_are_the_engines_with(&plain, &pos, KingBuckets::NONE);
+        let sorted = |s: &Sample, kb| {
+            let mut f: Vec<(usize, usize)> = s.perspective_features(&kb).collect();
+            f.sort_unstable();
+            f
+        };
+        assert_eq!(sorted(&plain, kb), sorted(&image, kb));
+        assert_ne!(
+            sorted(&plain, KingBuckets::NONE),
+            sorted(&image, KingBuckets::NONE)
+        );
+    }
+
+    /// The sample's features are the engine's view of `pos` (side to move's first).
+    fn sample_features_are_the_engines_with(s: &Sample, pos: &Chess, kb: KingBuckets) {
+        let (mut us, mut them): (Vec<usize>, Vec<usize>) = s.perspective_features(&kb).unzip();
+        let engine = |color| {
+            let view = kb.view_of(color, pos.board());
+            let mut f: Vec<usize> = pos
+                .board()
+                .into_iter()
+                .map(|(sq, piece)| view.feature(piece, sq))
+                .collect();
+            f.sort_unstable();
+            f
+        };
+        us.sort_unstable();
+        them.sort_unstable();
+        assert_eq!((us, them), (engine(pos.turn()), engine(!pos.turn())));
     }
 }

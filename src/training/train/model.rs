@@ -116,8 +116,9 @@ impl Params {
 
     /// The same net (one without king buckets) with `king_buckets`: every bucket starts as a
     /// copy of its one set of features, so the new net evaluates a position exactly as this one
-    /// when each side's king stands on files a–d from its own view, and otherwise as this one
-    /// evaluates the mirror image; training then lets the buckets part.
+    /// when both kings stand on files a–d, as this one evaluates the mirror image when both
+    /// stand on e–h, and otherwise (one side's view mirrored, the other's not) only nearly so;
+    /// training then lets the buckets part.
     pub fn with_king_buckets(&self, king_buckets: KingBuckets) -> Params {
         assert_eq!(self.king_buckets, KingBuckets::NONE);
         let mut p = Params::zeros(king_buckets, self.hidden, self.buckets);
