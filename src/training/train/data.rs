@@ -172,11 +172,10 @@ mod tests {
             f.sort_unstable();
             f
         };
-        let a: Vec<usize> = white(&mirrored)
+        let mut a: Vec<usize> = white(&mirrored)
             .iter()
             .map(|&f| (f / 64 * 64) + ((f % 64) ^ 7))
             .collect();
-        let mut a = a;
         a.sort_unstable();
         assert_eq!(a, white(&plain));
         assert_ne!(white(&mirrored), white(&plain));
