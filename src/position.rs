@@ -89,17 +89,24 @@ impl Position {
     /// Plays a legal move and returns the resulting position.
     #[inline]
     pub fn play(&self, m: Move) -> Position {
-        let key = self.chess.update_zobrist_hash::<Zobrist64>(
-            Zobrist64(self.key),
-            m,
-            EnPassantMode::Legal,
-        );
+        self.play_announcing(m, |_| {})
+    }
+
+    /// [`play`](Self::play), telling `announce` the new key as soon as it is known, before
+    /// the board is copied and moved: the search prefetches the key's table entry there, so
+    /// that the load overlaps the move instead of stalling the child's probe.
+    #[inline]
+    pub fn play_announcing(&self, m: Move, announce: impl FnOnce(u64)) -> Position {
+        let key = self
+            .chess
+            .update_zobrist_hash::<Zobrist64>(Zobrist64(self.key), m, EnPassantMode::Legal)
+            .map(|k| k.0);
+        if let Some(k) = key {
+            announce(k);
+        }
         let mut chess = self.chess.clone();
         chess.play_unchecked(m);
-        let key = match key {
-            Some(k) => k.0,
-            None => full_key(&chess),
-        };
+        let key = key.unwrap_or_else(|| full_key(&chess));
         Position { chess, key }
     }
 

@@ -122,8 +122,7 @@ impl Searcher {
                     continue;
                 }
             }
-            let child = pos.play(m);
-            self.tt.prefetch(child.key());
+            let child = pos.play_announcing(m, |key| self.tt.prefetch(key));
             self.push(&child, Some(m), pos.turn(), ply);
             // PVS here too: after the first move, prove with a null window that a capture
             // does not beat alpha, and re-search with the full window only if it does.
