@@ -88,7 +88,11 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
     let legal =
         |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(from, to, king);
     moves.clear();
-    moves.extend(pos.en_passant_moves());
+    // shakmaty returns its list by value (1.3 KB copied): ask only when a capture en passant
+    // may exist.
+    if pos.maybe_ep_square().is_some() {
+        moves.extend(pos.en_passant_moves());
+    }
     let mut push = |role: Role, from: Square, to: Square, promotion: Option<Role>| {
         if legal(from, to) {
             moves.push(Move::Normal {
