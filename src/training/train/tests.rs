@@ -45,6 +45,18 @@ pub(crate) fn material_samples(count: usize, seed: u64) -> Positions {
 }
 
 /// The same as a training set in memory.
+/// A short run on two threads without progress output: the tests' common configuration.
+fn quick(epochs: u32, batch: usize, lr: f32) -> Config {
+    Config {
+        epochs,
+        batch,
+        lr,
+        threads: 2,
+        progress: false,
+        ..Config::default()
+    }
+}
+
 fn material_set(count: usize, seed: u64) -> TrainingSet {
     TrainingSet::Memory(material_samples(count, seed))
 }
@@ -163,13 +175,8 @@ fn training_lowers_the_loss() {
     let train_set = material_set(3000, 2);
     let valid_set = material_samples(500, 3);
     let config = Config {
-        epochs: 8,
-        batch: 256,
-        lr: 0.005,
         hidden: 32,
-        threads: 2,
-        progress: false,
-        ..Config::default()
+        ..quick(8, 256, 0.005)
     };
     let before = parallel_loss(
         &Params::random(KingBuckets::NONE, 32, config.buckets, config.seed),
@@ -223,13 +230,8 @@ fn weight_decay_shrinks_the_weights() {
     let train_set = material_set(1500, 8);
     let valid_set = material_samples(200, 9);
     let config = Config {
-        epochs: 4,
-        batch: 128,
-        lr: 0.004,
         hidden: 16,
-        threads: 2,
-        progress: false,
-        ..Config::default()
+        ..quick(4, 128, 0.004)
     };
     let norm = |p: &Params| p.values.iter().map(|w| f64::from(w * w)).sum::<f64>();
     let plain = train(&config, &train_set, &valid_set, false).unwrap();
@@ -284,12 +286,7 @@ fn a_run_can_start_from_a_net_file() {
     let valid_set = material_samples(200, 11);
     let base = Config {
         out: path("base.nnue"),
-        epochs: 6,
-        batch: 128,
-        lr: 0.004,
-        threads: 2,
-        progress: false,
-        ..Config::default()
+        ..quick(6, 128, 0.004)
     };
     let trained = train(&base, &train_set, &valid_set, true).unwrap();
     let net = crate::nnue::file::load(&base.out).unwrap();
@@ -426,12 +423,7 @@ fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
     let valid_set = material_samples(200, 7);
     let config = |name: &str| Config {
         out: dir.join(name).to_str().unwrap().to_string(),
-        epochs: 4,
-        batch: 128,
-        lr: 0.004,
-        threads: 2,
-        progress: false,
-        ..Config::default()
+        ..quick(4, 128, 0.004)
     };
     let whole = train(&config("whole.nnue"), &train_set, &valid_set, true).unwrap();
     let first = Config {
@@ -491,13 +483,8 @@ fn a_streamed_run_learns_and_resumes_exactly() {
     assert!(data.valid.len() > 150);
     let config = |name: &str| Config {
         out: path(name),
-        epochs: 4,
-        batch: 128,
-        lr: 0.004,
         hidden: 32,
-        threads: 2,
-        progress: false,
-        ..Config::default()
+        ..quick(4, 128, 0.004)
     };
     let before = parallel_loss(
         &Params::random(KingBuckets::NONE, 32, 1, 1),
@@ -618,16 +605,11 @@ fn quantized_net_matches_the_float_net_with(kb: KingBuckets, hidden: usize, buck
     use crate::nnue::accumulator::AccumulatorStack;
     let train_set = material_set(3000, 4);
     let config = Config {
-        epochs: 4,
-        batch: 256,
-        lr: 0.003,
-        threads: 2,
         hidden,
         king_buckets: kb,
         buckets,
         mirror: false,
-        progress: false,
-        ..Config::default()
+        ..quick(4, 256, 0.003)
     };
     let summary = train(&config, &train_set, &Positions::default(), false).unwrap();
     let bytes = crate::nnue::file::write(&model::quantize(&summary.params));
