@@ -26,7 +26,7 @@ usage: scout                      start the UCI engine
                      [--seed N] [--net NET] [--out FILE]  self-play training data
        scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]
                    [--weight-decay X] [--lambda X] [--eval-scale K] [--batch N]
-                   [--hidden N] [--memory MB]
+                   [--hidden N] [--memory MB] [--king-buckets none|1|2|4|8]
                    [--buckets 1|8] [--threads N] [--seed N] [--validation N] [--resume true]
                    [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...
                                   trains the network on datagen files

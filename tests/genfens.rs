@@ -357,6 +357,24 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
         );
     }
 
+    // Every option the training tools read (the `"name" =>` arms of their command lines) is
+    // in the usage.
+    let usage = run(&["--help"]).join("\n");
+    let tools = ["datagen", "train", "data", "wdl-fit", "convert", "none"];
+    let options: Vec<&str> = include_str!("../src/training/cli.rs")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('"')?.split_once("\" =>"))
+        .map(|(name, _)| name)
+        .filter(|name| !tools.contains(name))
+        .collect();
+    assert!(options.len() > 20, "{options:?}");
+    for name in options {
+        assert!(
+            usage.contains(&format!("--{name}")),
+            "--{name} not in {usage}"
+        );
+    }
+
     // The tools keep their command-line form.
     let out = run(&["perft", "2"]);
     assert!(out.iter().any(|l| l.contains("400")), "{out:?}");
