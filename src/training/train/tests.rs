@@ -44,7 +44,6 @@ pub(crate) fn material_samples(count: usize, seed: u64) -> Positions {
     samples
 }
 
-/// The same as a training set in memory.
 /// A short run on two threads without progress output: the tests' common configuration.
 fn quick(epochs: u32, batch: usize, lr: f32) -> Config {
     Config {
@@ -57,6 +56,7 @@ fn quick(epochs: u32, batch: usize, lr: f32) -> Config {
     }
 }
 
+/// The same as a training set in memory.
 fn material_set(count: usize, seed: u64) -> TrainingSet {
     TrainingSet::Memory(material_samples(count, seed))
 }
