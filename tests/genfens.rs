@@ -358,8 +358,11 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
     }
 
     // Every option the training tools read (the `"name" =>` arms of their command lines) is
-    // in the usage.
+    // in the usage, as a whole word (so that `--lr` cannot hide inside `--lr-end`).
     let usage = run(&["--help"]).join("\n");
+    let words: Vec<&str> = usage
+        .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+        .collect();
     let tools = ["datagen", "train", "data", "wdl-fit", "convert", "none"];
     let options: Vec<&str> = include_str!("../src/training/cli.rs")
         .lines()
@@ -370,7 +373,7 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
     assert!(options.len() > 20, "{options:?}");
     for name in options {
         assert!(
-            usage.contains(&format!("--{name}")),
+            words.contains(&format!("--{name}").as_str()),
             "--{name} not in {usage}"
         );
     }
