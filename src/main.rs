@@ -1,8 +1,8 @@
 //! Command-line entry point: `scout` speaks UCI on stdin/stdout; `scout bench [DEPTH [THREADS
 //! [NET]]]`, `scout perft DEPTH [FEN]`, `scout spsa` (a tuning build's parameters) and the
-//! training tools (`scout datagen ...`, `data ...`, `convert ...`, `train ...`, `wdl-fit ...`)
-//! run and exit. Any other arguments are UCI lines, run in order before the engine exits
-//! (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
+//! training tools (`scout datagen ...`, `data ...`, `convert ...`, `train ...`, `rescale ...`,
+//! `wdl-fit ...`) run and exit. Any other arguments are UCI lines, run in order before the
+//! engine exits (`scout "genfens 10 seed 1 book None" "quit"`, as OpenBench does).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,6 +32,9 @@ usage: scout                      start the UCI engine
                                   trains the network on datagen files
        scout data DATA...         what datagen files hold: games, results,
                                   duplicates, pieces and scores
+       scout rescale NET --out NET [--factor X] [--like REF DATA... [--positions N]]
+                                  the net with its output scaled by X, or to REF's
+                                  scale measured on the positions of DATA
        scout wdl-fit DATA...      fits the win/draw/loss model to datagen files
        scout convert PGN... --out FILE [--player NAME]
                                   match games (fastchess, cutechess, OpenBench)
@@ -73,11 +76,10 @@ fn spsa() -> ExitCode {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("bench" | "perft" | "spsa" | "datagen" | "convert" | "data" | "train" | "wdl-fit")
-            if args[1..].iter().any(|a| a == "--help" || a == "-h") =>
-        {
-            help()
-        }
+        Some(
+            "bench" | "perft" | "spsa" | "datagen" | "convert" | "data" | "train" | "rescale"
+            | "wdl-fit",
+        ) if args[1..].iter().any(|a| a == "--help" || a == "-h") => help(),
         None => {
             Controller::new(Arc::new(SharedFlags::default())).run();
             ExitCode::SUCCESS
@@ -131,11 +133,11 @@ fn main() -> ExitCode {
             }
         }
         #[cfg(feature = "training")]
-        Some(tool @ ("datagen" | "convert" | "data" | "train" | "wdl-fit")) => {
+        Some(tool @ ("datagen" | "convert" | "data" | "train" | "rescale" | "wdl-fit")) => {
             scout::training::cli::run(tool, &args[1..], usage).unwrap_or_else(usage)
         }
         #[cfg(not(feature = "training"))]
-        Some("datagen" | "convert" | "data" | "train" | "wdl-fit") => {
+        Some("datagen" | "convert" | "data" | "train" | "rescale" | "wdl-fit") => {
             eprintln!("this build has no training tools: build it with the default features");
             ExitCode::from(2)
         }

@@ -363,7 +363,9 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
     let words: Vec<&str> = usage
         .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
         .collect();
-    let tools = ["datagen", "train", "data", "wdl-fit", "convert", "none"];
+    let tools = [
+        "datagen", "train", "data", "wdl-fit", "rescale", "convert", "none",
+    ];
     let options: Vec<&str> = include_str!("../src/training/cli.rs")
         .lines()
         .filter_map(|l| l.trim().strip_prefix('"')?.split_once("\" =>"))

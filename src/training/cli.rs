@@ -1,5 +1,5 @@
-//! The training tools' command lines: `scout datagen`, `convert`, `data`, `train` and
-//! `wdl-fit`, each read from its `--name value` options into its tool's configuration.
+//! The training tools' command lines: `scout datagen`, `convert`, `data`, `train`, `rescale`
+//! and `wdl-fit`, each read from its `--name value` options into its tool's configuration.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,6 +22,7 @@ pub fn run(tool: &str, args: &[String], usage: fn() -> ExitCode) -> Option<ExitC
         "train" => report(train(args).map(|()| String::new())),
         "data" => report(super::datasummary::run(args)),
         "wdl-fit" => report(super::wdlfit::run(args, 3000)),
+        "rescale" => report(rescale(args)),
         "convert" => match convert(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -160,4 +161,32 @@ fn train(args: &[String]) -> Result<(), String> {
         }
     }
     super::train::run(&config)
+}
+
+fn rescale(args: &[String]) -> Result<String, String> {
+    let (mut positional, named) = options(args)?;
+    if positional.is_empty() {
+        return Err("rescale needs the net to rescale".to_string());
+    }
+    let mut config = super::rescale::Config {
+        net: positional.remove(0),
+        out: String::new(),
+        factor: None,
+        like: None,
+        data: positional,
+        positions: 100_000,
+    };
+    for (name, value) in named {
+        match name.as_str() {
+            "factor" => config.factor = Some(number(&name, &value)?),
+            "like" => config.like = Some(value),
+            "positions" => config.positions = number(&name, &value)?,
+            "out" => config.out = value,
+            _ => return Err(format!("unknown option --{name}")),
+        }
+    }
+    if config.out.is_empty() {
+        return Err("rescale needs --out NET".to_string());
+    }
+    super::rescale::run(&config)
 }

@@ -2,8 +2,8 @@
 //! (behind the `training` feature, which the default build enables): `cli` (their command
 //! lines), `datagen` (self-play data), `convert` (match PGNs as data), `packed` (the 32-byte
 //! record format they write), `datasummary` (`scout data`: what data files hold), `train` (the
-//! network's trainer, on the CPU) and `wdlfit` (the fit of the win/draw/loss model that
-//! `crate::wdl` reads).
+//! network's trainer, on the CPU), `rescale` (a net's output brought to another's scale) and
+//! `wdlfit` (the fit of the win/draw/loss model that `crate::wdl` reads).
 //! The engine's modules never import anything from here; this folder imports from the engine
 //! (the search that plays datagen's games, the net file format the trainer writes).
 
@@ -12,6 +12,7 @@ pub mod convert;
 pub mod datagen;
 pub mod datasummary;
 pub mod packed;
+pub mod rescale;
 pub mod train;
 pub mod wdlfit;
 
