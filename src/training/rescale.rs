@@ -6,9 +6,9 @@
 //! evaluations came out larger than its parent's (generation 5 6–7% above generation 4, a
 //! fine-tune of generation 5 on its own games 10–12% above it). The search's margins (futility
 //! and reverse futility, the aspiration window, null-move conditions) are in centipawns and
-//! were tuned at one scale. Session 31 measured generation 5 with its output ×1.1 at −44 Elo against
-//! itself, ×0.9 at +16 (± 17.5), and a fine-tune that lost 39.5 at its own scale at +10 (± 17)
-//! once brought back (docs/results.md, *Session 31*).
+//! were tuned at one scale. Session 31 measured generation 5 with its output ×1.1 at −44 Elo
+//! against itself, ×0.9 at +16 (± 17.5), and a fine-tune that lost 39.5 at its own scale at +10
+//! (± 17) once brought back (docs/results.md, *Session 31*).
 //!
 //! `--factor X` multiplies the output weights and biases by X. `--like REF DATA...` finds the
 //! factor: on up to `--positions` positions spread evenly over the data files, the slope of a
@@ -127,7 +127,7 @@ pub fn run(config: &Config) -> Result<String, String> {
             );
             (1.0 / s, Some(reference), positions, report)
         }
-        _ => return Err("rescale needs --factor X or --like NET".to_string()),
+        _ => return Err("rescale takes one of --factor X and --like NET".to_string()),
     };
     if !(factor.is_finite() && factor > 0.0) {
         return Err(format!("rescale: factor {factor} is not a positive number"));
