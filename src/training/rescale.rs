@@ -23,7 +23,7 @@
 use shakmaty::{Chess, Position};
 
 use crate::nnue::{self, Network};
-use crate::training::packed::{Blocks, RECORD};
+use crate::training::packed::Blocks;
 
 /// Positions whose evaluation by either net is beyond this (centipawns) are left out of the
 /// slope: won positions say little about the scale of the search's margins.
@@ -66,18 +66,18 @@ pub fn slope(net: &Network, reference: &Network, positions: &[Chess]) -> (f64, u
 
 /// Up to `limit` positions spread evenly over the data files.
 fn sample(paths: &[String], limit: usize) -> Result<Vec<Chess>, String> {
-    let mut total = 0u64;
+    let mut files = Vec::new();
     for path in paths {
-        let len = std::fs::metadata(path)
-            .map_err(|e| format!("{path}: {e}"))?
-            .len();
-        total += len / RECORD as u64;
+        files.push((
+            path,
+            Blocks::open(path, 1 << 16).map_err(|e| format!("{path}: {e}"))?,
+        ));
     }
+    let total: u64 = files.iter().map(|(_, blocks)| blocks.left()).sum();
     let stride = total.div_ceil(limit.max(1) as u64).max(1);
     let mut positions = Vec::new();
     let mut index = 0u64;
-    for path in paths {
-        let mut blocks = Blocks::open(path, 1 << 16).map_err(|e| format!("{path}: {e}"))?;
+    for (path, mut blocks) in files {
         loop {
             let block = blocks.next_block().map_err(|e| format!("{path}: {e}"))?;
             if block.is_empty() {
