@@ -32,7 +32,7 @@ usage: scout                      start the UCI engine
                                   trains the network on datagen files
        scout data DATA...         what datagen files hold: games, results,
                                   duplicates, pieces and scores
-       scout rescale NET --out NET [--factor X] [--like REF DATA... [--positions N]]
+       scout rescale NET|CKPT --out NET [--factor X] [--like REF DATA... [--positions N]]
                                   the net with its output scaled by X, or to REF's
                                   scale measured on the positions of DATA
        scout wdl-fit DATA...      fits the win/draw/loss model to datagen files

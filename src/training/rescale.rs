@@ -17,13 +17,15 @@
 //! and kept within the quantisation's ±127; the report says how many had to be clipped. The
 //! second rounding of the output weights is noise in the evaluation: generation 5 ×0.9 is
 //! within 0.7 cp of 0.9 × generation 5 on average, but 7.5 cp apart (standard deviation, 29 at
-//! most) on 1,372 positions of timed games. A factor applied to the trainer's float weights,
-//! before they are quantised, would not pay it.
+//! most) on 1,372 positions of timed games. Given the training checkpoint (`OUT.nnue.ckpt`, which
+//! `scout train` writes beside every net) instead of the net, the factor is applied to the float
+//! weights and they are quantised once, as the trainer would have: no second rounding.
 
 use shakmaty::{Chess, Position};
 
-use crate::nnue::{self, Network};
+use crate::nnue::{self, Network, OUTPUT_WEIGHT_LIMIT};
 use crate::training::packed::Blocks;
+use crate::training::train::model::{self, Params};
 
 /// Positions whose evaluation by either net is beyond this (centipawns) are left out of the
 /// slope: won positions say little about the scale of the search's margins.
@@ -46,6 +48,62 @@ pub fn scaled(net: &Network, factor: f64) -> (Network, usize) {
         *b = (f64::from(*b) * factor).round_ties_even() as i32;
     }
     (out, clipped)
+}
+
+/// The net a checkpoint's float parameters make with their output layer multiplied by
+/// `factor` (quantised once), and how many output weights were clipped to the limit.
+pub fn scaled_float(params: &Params, factor: f64) -> (Network, usize) {
+    let mut p = params.clone();
+    let mut clipped = 0;
+    let (w2, b2) = (p.w2_at(), p.b2_at());
+    for w in &mut p.values[w2..b2] {
+        let x = (f64::from(*w) * factor) as f32;
+        if x.abs() > OUTPUT_WEIGHT_LIMIT {
+            clipped += 1;
+        }
+        *w = x.clamp(-OUTPUT_WEIGHT_LIMIT, OUTPUT_WEIGHT_LIMIT);
+    }
+    for b in &mut p.values[b2..] {
+        *b = (f64::from(*b) * factor) as f32;
+    }
+    (model::quantize(&p), clipped)
+}
+
+/// A net to rescale: a net file's quantised weights, or a training checkpoint's float ones.
+enum Source {
+    Net(Network),
+    Float(Params),
+}
+
+impl Source {
+    /// Reads a checkpoint (recognised by its magic, `SCOUTCK`) or a net file.
+    fn load(path: &str) -> Result<Source, String> {
+        let mut magic = [0u8; 7];
+        let is_checkpoint = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .is_ok()
+            && &magic == b"SCOUTCK";
+        Ok(if is_checkpoint {
+            Source::Float(model::load_checkpoint(path)?.0)
+        } else {
+            Source::Net(nnue::file::load(path)?)
+        })
+    }
+
+    /// The net as the engine plays it.
+    fn net(&self) -> Network {
+        match self {
+            Source::Net(net) => net.clone(),
+            Source::Float(p) => model::quantize(p),
+        }
+    }
+
+    fn scaled(&self, factor: f64) -> (Network, usize) {
+        match self {
+            Source::Net(net) => scaled(net, factor),
+            Source::Float(p) => scaled_float(p, factor),
+        }
+    }
 }
 
 /// The least-squares slope through the origin of `net`'s evaluations against `reference`'s,
@@ -98,6 +156,7 @@ fn sample(paths: &[String], limit: usize) -> Result<Vec<Chess>, String> {
 
 /// What `scout rescale` was asked to do.
 pub struct Config {
+    /// A net file, or a training checkpoint whose float weights are scaled before quantising.
     pub net: String,
     pub out: String,
     /// Multiply by this...
@@ -110,7 +169,8 @@ pub struct Config {
 
 /// Runs the tool; the report says the factor, the clipped weights and the slope after.
 pub fn run(config: &Config) -> Result<String, String> {
-    let net = nnue::file::load(&config.net)?;
+    let source = Source::load(&config.net)?;
+    let net = source.net();
     let (factor, reference, positions, mut report) = match (&config.factor, &config.like) {
         (Some(f), None) => (*f, None, Vec::new(), String::new()),
         (None, Some(like)) => {
@@ -132,7 +192,7 @@ pub fn run(config: &Config) -> Result<String, String> {
     if !(factor.is_finite() && factor > 0.0) {
         return Err(format!("rescale: factor {factor} is not a positive number"));
     }
-    let (out, clipped) = scaled(&net, factor);
+    let (out, clipped) = source.scaled(factor);
     report += &format!("factor {factor:.4}, {clipped} output weights clipped to ±127\n");
     if let Some(reference) = reference {
         let (s, _) = slope(&out, &reference, &positions);
@@ -200,6 +260,59 @@ mod tests {
         }
         // Generation 5's largest output weights are at the limit: ×1.1 must clip some.
         assert!(scaled(&net, 1.1).1 > 0);
+    }
+
+    /// From a checkpoint, the float output layer is multiplied and quantised once: the file
+    /// written is the trainer's quantisation of the scaled floats (clipping counted), not the
+    /// net's quantised weights scaled again; a factor of 1 gives the net the trainer wrote.
+    #[test]
+    fn a_checkpoint_is_scaled_before_quantising() {
+        let dir = std::env::temp_dir().join(format!("scout-rescale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        let mut p = Params::random(nnue::KingBuckets::NONE, 32, 8, 5);
+        let w2 = p.w2_at();
+        p.values[w2] = 0.98 * OUTPUT_WEIGHT_LIMIT; // ×1.1 takes it past the limit
+        let b2 = p.b2_at();
+        p.values[b2] = 0.37;
+        let adam = model::Adam::new(&p);
+        model::save_checkpoint(&path("net.ckpt"), &p, &adam, 1).unwrap();
+        let rescale = |factor: f64| {
+            let config = Config {
+                net: path("net.ckpt"),
+                out: path("out.nnue"),
+                factor: Some(factor),
+                like: None,
+                data: Vec::new(),
+                positions: 0,
+            };
+            let report = run(&config).unwrap();
+            (std::fs::read(path("out.nnue")).unwrap(), report)
+        };
+        let (same, _) = rescale(1.0);
+        assert_eq!(same, nnue::file::write(&model::quantize(&p)));
+        let (bytes, report) = rescale(1.1);
+        assert!(report.contains("1 output weights clipped"), "{report}");
+        let out = nnue::file::read(&bytes).unwrap();
+        let mut expected = p.clone();
+        for (i, x) in expected.values.iter_mut().enumerate().skip(w2) {
+            let y = (f64::from(*x) * 1.1) as f32;
+            *x = if i < b2 {
+                y.clamp(-OUTPUT_WEIGHT_LIMIT, OUTPUT_WEIGHT_LIMIT)
+            } else {
+                y
+            };
+        }
+        assert_eq!(bytes, nnue::file::write(&model::quantize(&expected)));
+        assert_eq!(out.output_weights[0], 127);
+        assert_eq!(
+            out.output_bias[0],
+            (0.37f64 * 1.1 * f64::from(nnue::QA * nnue::QB)).round() as i32
+        );
+        // Rounding once differs from rounding twice on some weights.
+        let twice = scaled(&model::quantize(&p), 1.1).0;
+        assert_ne!(out.output_weights, twice.output_weights);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
