@@ -30,8 +30,8 @@ use crate::training::train::model::{self, Params};
 /// Positions whose evaluation by either net is beyond this (centipawns) are left out of the
 /// slope: won positions say little about the scale of the search's margins.
 const SLOPE_RANGE: i32 = 1000;
-/// Largest quantized output weight (`nnue::OUTPUT_WEIGHT_LIMIT` × QB).
-const WEIGHT_LIMIT: f64 = 127.0;
+/// Largest quantized output weight (127), as the net file's reader checks it.
+const WEIGHT_LIMIT: f64 = (OUTPUT_WEIGHT_LIMIT * nnue::QB as f32) as f64;
 
 /// The net with its output layer multiplied by `factor`, and how many weights were clipped.
 pub fn scaled(net: &Network, factor: f64) -> (Network, usize) {
