@@ -88,11 +88,12 @@ fn datagen(args: &[String]) -> Result<(), String> {
 
 fn convert(args: &[String]) -> Result<(), String> {
     let (inputs, named) = options(args)?;
-    let (mut out, mut player) = (None, None);
+    let (mut out, mut player, mut scale) = (None, None, 1.0);
     for (name, value) in named {
         match name.as_str() {
             "out" => out = Some(value),
             "player" => player = Some(value),
+            "scale" => scale = number::<f64>("scale", &value)?,
             _ => return Err(format!("unknown option --{name}")),
         }
     }
@@ -101,7 +102,14 @@ fn convert(args: &[String]) -> Result<(), String> {
         return Err("convert needs at least one PGN file".to_string());
     }
     let mut stats = super::convert::Stats::default();
-    let result = super::convert::run(&inputs, &out, player.as_deref(), &mut stats);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(format!("--scale must be a positive number, not {scale}"));
+    }
+    let select = super::convert::Select {
+        player: player.as_deref(),
+        scale,
+    };
+    let result = super::convert::run(&inputs, &out, select, &mut stats);
     if let Err(e) = &result {
         eprintln!("convert: {e}");
         eprintln!("convert: up to there, {stats}");

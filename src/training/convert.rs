@@ -7,7 +7,9 @@
 //! and the score is not a mate. The score comment is the match runner's `score/depth ...`
 //! (`+0.35/14 0.210s, n=12345, sd=22`, OpenBench's compact `+0.35/14`, mates `+M5`), in pawns
 //! from the mover's view; the record holds it in centipawns from White's view, with the game's
-//! result. Games ending in `*` are skipped.
+//! result. Games ending in `*` are skipped. With `--scale X` every kept score is multiplied by X
+//! (rounded): a net rescaled by `scout rescale --factor F` searches in F times its parent's
+//! centipawns, and `--scale 1/F` brings its games back to the scale of the parent's data.
 //!
 //! Games are written whole, as they are read: a damaged file stops the conversion with an
 //! error naming the game and the line, and the records of the games before it stay written.
@@ -113,10 +115,28 @@ impl std::fmt::Display for Stats {
     }
 }
 
-/// The kept positions of one game, as records (the last one flagged as the game's end). With
-/// `player`, only the moves of the player the White or Black tag names so are kept (in a
-/// gauntlet, the opponents' scores are in their own engines' units).
-pub fn game_records(game: &Game, player: Option<&str>, stats: &mut Stats) -> Vec<Packed> {
+/// Which moves are kept and how their scores are written.
+#[derive(Clone, Copy, Debug)]
+pub struct Select<'a> {
+    /// Only the moves of the player the White or Black tag names so (in a gauntlet, the
+    /// opponents' scores are in their own engines' units); every move when `None`.
+    pub player: Option<&'a str>,
+    /// Every kept score times this (rounded to the nearest centipawn).
+    pub scale: f64,
+}
+
+impl Default for Select<'_> {
+    fn default() -> Self {
+        Select {
+            player: None,
+            scale: 1.0,
+        }
+    }
+}
+
+/// The kept positions of one game, as records (the last one flagged as the game's end), the
+/// moves and scores as `select` says.
+pub fn game_records(game: &Game, select: Select, stats: &mut Stats) -> Vec<Packed> {
     stats.games += 1;
     stats.moves += game.moves.len() as u64;
     let Some(winner) = game.result() else {
@@ -129,7 +149,7 @@ pub fn game_records(game: &Game, player: Option<&str>, stats: &mut Stats) -> Vec
     let mut pos = game.start.clone();
     for played in &game.moves {
         let mover = pos.turn().fold_wb(&game.white, &game.black);
-        let counter = if player.is_some_and(|p| p != mover) {
+        let counter = if select.player.is_some_and(|p| p != mover) {
             Some(&mut stats.other_player)
         } else if played.comment.trim().eq_ignore_ascii_case("book") {
             Some(&mut stats.book)
@@ -141,6 +161,7 @@ pub fn game_records(game: &Game, player: Option<&str>, stats: &mut Stats) -> Vec
                 Some(Score::Cp(_)) if played.mv.is_capture() => Some(&mut stats.capture),
                 Some(Score::Cp(_)) if played.mv.is_promotion() => Some(&mut stats.promotion),
                 Some(Score::Cp(cp)) => {
+                    let cp = (f64::from(cp) * select.scale).round() as i32;
                     kept.push((pos.clone(), pos.turn().fold_wb(cp, -cp)));
                     None
                 }
@@ -161,19 +182,19 @@ pub fn game_records(game: &Game, player: Option<&str>, stats: &mut Stats) -> Vec
         .collect()
 }
 
-/// Converts one PGN input, writing each game's records as soon as the game is read (only
-/// `player`'s moves, if given). On a damaged game, the error names it; everything before it is
+/// Converts one PGN input, writing each game's records as soon as the game is read (the moves
+/// and scores `select` says). On a damaged game, the error names it; everything before it is
 /// written.
 pub fn convert(
     input: impl std::io::Read,
     out: &mut impl Write,
-    player: Option<&str>,
+    select: Select,
     stats: &mut Stats,
 ) -> Result<(), String> {
     let games_before = stats.games;
     for game in Games::new(input) {
         let game = game.map_err(|e| e.to_string())?;
-        for record in game_records(&game, player, stats) {
+        for record in game_records(&game, select, stats) {
             out.write_all(&record.0).map_err(|e| e.to_string())?;
         }
     }
@@ -215,12 +236,7 @@ fn open_output(path: &str) -> Result<File, String> {
 /// Converts the PGN files in order, appending to `out`. Stops at the first damaged file with
 /// an error naming the file, the game and the line; the records before it stay in `out`.
 /// The statistics cover everything read, up to the error.
-pub fn run(
-    inputs: &[String],
-    out: &str,
-    player: Option<&str>,
-    stats: &mut Stats,
-) -> Result<(), String> {
+pub fn run(inputs: &[String], out: &str, select: Select, stats: &mut Stats) -> Result<(), String> {
     if inputs.is_empty() {
         return Err("convert needs at least one PGN file".to_string());
     }
@@ -229,7 +245,7 @@ pub fn run(
     for path in inputs {
         let converted = File::open(path)
             .map_err(|e| e.to_string())
-            .and_then(|f| convert(BufReader::new(f), &mut writer, player, stats));
+            .and_then(|f| convert(BufReader::new(f), &mut writer, select, stats));
         stats.files += 1;
         if let Err(e) = converted {
             result = Err(format!("{path}: {e}"));
@@ -274,7 +290,7 @@ mod tests {
                     {+0.10/12} 0-1\n";
         let mut stats = Stats::default();
         let mut out = Vec::new();
-        convert(text.as_bytes(), &mut out, None, &mut stats).unwrap();
+        convert(text.as_bytes(), &mut out, Select::default(), &mut stats).unwrap();
         let records: Vec<Packed> = out
             .chunks_exact(packed::RECORD)
             .map(|c| Packed(c.try_into().unwrap()))
@@ -323,7 +339,11 @@ mod tests {
                     {-0.15/10} 0-1\n";
         let mut stats = Stats::default();
         let mut out = Vec::new();
-        convert(text.as_bytes(), &mut out, Some("scout"), &mut stats).unwrap();
+        let scout = Select {
+            player: Some("scout"),
+            ..Select::default()
+        };
+        convert(text.as_bytes(), &mut out, scout, &mut stats).unwrap();
         let scores: Vec<i16> = out
             .chunks_exact(packed::RECORD)
             .map(|c| Packed(c.try_into().unwrap()).score())
@@ -333,8 +353,46 @@ mod tests {
         assert_eq!((stats.kept, stats.other_player), (3, 3));
         assert_eq!(stats.accounted(), stats.moves);
         let mut all = Stats::default();
-        convert(text.as_bytes(), &mut Vec::new(), None, &mut all).unwrap();
+        convert(
+            text.as_bytes(),
+            &mut Vec::new(),
+            Select::default(),
+            &mut all,
+        )
+        .unwrap();
         assert_eq!((all.kept, all.other_player), (6, 0));
+    }
+
+    /// `--scale` multiplies every kept score, rounded to the nearest centipawn (halves away
+    /// from zero, the same for either side), and leaves the choice of moves alone.
+    #[test]
+    fn a_scale_multiplies_every_kept_score() {
+        let text = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {+0.30/10} e5 \
+                    {-0.20/10} 2. Nf3 {+0.03/11} Nc6 {-0.15/9} 3. Bb5 {book} a6 {+0.01/9} 1-0\n";
+        let scores = |select: Select| {
+            let (mut stats, mut out) = (Stats::default(), Vec::new());
+            convert(text.as_bytes(), &mut out, select, &mut stats).unwrap();
+            let scores: Vec<i16> = out
+                .chunks_exact(packed::RECORD)
+                .map(|c| Packed(c.try_into().unwrap()).score())
+                .collect();
+            (scores, stats)
+        };
+        let (plain, plain_stats) = scores(Select::default());
+        assert_eq!(plain, [30, 20, 3, 15, -1]);
+        let (scaled, scaled_stats) = scores(Select {
+            scale: 1.25,
+            ..Select::default()
+        });
+        // 37.5 → 38, 25, 3.75 → 4, 18.75 → 19, −1.25 → −1.
+        assert_eq!(scaled, [38, 25, 4, 19, -1]);
+        assert_eq!(scaled_stats, plain_stats);
+        let (halved, _) = scores(Select {
+            player: Some("b"),
+            scale: 0.5,
+        });
+        // Black's e5 (−0.20: +10 for White), Nc6 (+7.5 → 8), a6 (+0.01 for Black: −0.5 → −1).
+        assert_eq!(halved, [10, 8, -1]);
     }
 
     #[test]
@@ -350,7 +408,7 @@ mod tests {
                     {-5.00/5} 2. Rh7+ {+5.00/5} Ka8 {-6.00/5} 1/2-1/2\n";
         let mut stats = Stats::default();
         let mut out = Vec::new();
-        convert(text.as_bytes(), &mut out, None, &mut stats).unwrap();
+        convert(text.as_bytes(), &mut out, Select::default(), &mut stats).unwrap();
         let records: Vec<Packed> = out
             .chunks_exact(packed::RECORD)
             .map(|c| Packed(c.try_into().unwrap()))
