@@ -1,12 +1,13 @@
 //! Accumulators: the first layer's output for both perspectives, and the stack of them that
 //! follows the search.
 //!
-//! Copy-make, lazily: when the search plays a move it only records it (`push`); the child's
-//! accumulator is computed from its parent's, by the move's feature changes, the first time
-//! the child (or a descendant) is evaluated. A quiet move changes two features per perspective,
-//! a capture three, en passant three, a promotion two or three, castling four (shakmaty encodes
-//! castling as king-takes-rook in both notations; the real destinations come from
-//! `CastlingSide`). A null move changes nothing. Only the root is computed from scratch.
+//! Copy-make: `push` records a move; `accumulator` computes a node's accumulator from its
+//! nearest computed ancestor's, by the moves' feature changes. (The search asks for each
+//! child's right after the push, where the work hides the latency of the child's table entry:
+//! `Searcher::push`.) A quiet move changes two features per perspective, a capture three, en
+//! passant three, a promotion two or three, castling four (shakmaty encodes castling as
+//! king-takes-rook in both notations; the real destinations come from `CastlingSide`). A null
+//! move changes nothing. Only the root is computed from scratch.
 //!
 //! With king buckets (`inputs.rs`), a king move that changes its side's bucket or mirror changes
 //! every feature of that side's view: that perspective is refreshed from a cache holding, for
