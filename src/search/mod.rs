@@ -457,7 +457,7 @@ impl Searcher {
     /// accumulators. The child's accumulator is brought up to date at once, not when the child
     /// first evaluates: the update then runs while the load of the child's table entry
     /// (prefetched by `play_announcing`) is still in flight, instead of the child's probe
-    /// stalling on it first. The same nodes, 3-6% more of them a second (docs/results.md,
+    /// stalling on it first. The same nodes, about 6% more of them a second (docs/results.md,
     /// *Session 40*), though nodes cut off by the table now pay for an update they never use.
     #[inline]
     fn push(&mut self, child: &Position, m: Option<Move>, mover: shakmaty::Color, ply: usize) {
