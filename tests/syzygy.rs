@@ -263,7 +263,11 @@ fn probe_limit_zero_and_empty_path_switch_the_tables_off() {
         let (line, _) = last_score_line(&mut e, fen, "go depth 3");
         assert_eq!(info_value(&line, "tbhits"), Some(0), "{line}");
         let (_, cp) = info_score(&line).unwrap();
-        assert!(cp > 100, "the search's own score again: {line}");
+        // A pawn up, not a tablebase win: the net's own judgement, whatever net is built in.
+        assert!(
+            cp > 0 && cp < TB_BOUND as i64,
+            "the search's own score again: {line}"
+        );
         e.send(&format!(
             "setoption name SyzygyPath value {}",
             syzygy_dir().display()
