@@ -148,7 +148,7 @@ impl Book {
         let legal = pos.legal_moves();
         let mut out: Vec<BookMove> = Vec::new();
         for e in entries {
-            let Some(&mv) = legal.iter().find(|&&m| encode_move(m) == e.mv & 0x7fff) else {
+            let Some(mv) = decode_move(&legal, e.mv) else {
                 continue;
             };
             match out.iter_mut().find(|b| b.mv == mv) {
@@ -194,12 +194,10 @@ pub fn encode_move(m: Move) -> u16 {
     to | (from << 6) | (promotion << 12)
 }
 
-/// The legal move of `pos` that a Polyglot move stands for, if any.
-pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
+/// The move of `legal` (a position's legal moves) that a Polyglot move stands for, if any.
+pub fn decode_move(legal: &[Move], raw: u16) -> Option<Move> {
     let raw = raw & 0x7fff;
-    pos.legal_moves()
-        .into_iter()
-        .find(|&m| encode_move(m) == raw)
+    legal.iter().copied().find(|&m| encode_move(m) == raw)
 }
 
 /// The index of a move drawn with probability weight / total; `None` when the total is 0.
@@ -306,18 +304,19 @@ mod tests {
     #[test]
     fn move_encoding_round_trips_and_castles_king_takes_rook() {
         let pos = from_fen("r3k2r/pPpp1ppp/8/8/8/8/PPPP1PPP/R3K2R w KQkq - 0 1");
-        for m in pos.legal_moves() {
-            assert_eq!(decode_move(&pos, encode_move(m)), Some(m), "{}", uci(m));
+        let legal = pos.legal_moves();
+        for &m in &legal {
+            assert_eq!(decode_move(&legal, encode_move(m)), Some(m), "{}", uci(m));
         }
         // e1h1 = to h1 (7) | from e1 (4) << 6; e1a1 = to a1 (0) | from e1 << 6.
-        let short = decode_move(&pos, 7 | (4 << 6)).unwrap();
-        let long = decode_move(&pos, 4 << 6).unwrap();
+        let short = decode_move(&legal, 7 | (4 << 6)).unwrap();
+        let long = decode_move(&legal, 4 << 6).unwrap();
         assert_eq!((uci(short), uci(long)), ("e1g1".into(), "e1c1".into()));
         // b7xa8=N: to a8 (56), from b7 (49), promotion 1.
-        let promo = decode_move(&pos, 56 | (49 << 6) | (1 << 12)).unwrap();
+        let promo = decode_move(&legal, 56 | (49 << 6) | (1 << 12)).unwrap();
         assert_eq!(uci(promo), "b7a8n");
         // Not legal here: e2e4 (no pawn on e2).
-        assert_eq!(decode_move(&pos, 28 | (12 << 6)), None);
+        assert_eq!(decode_move(&legal, 28 | (12 << 6)), None);
     }
 
     /// The test book's own move encoder agrees with `encode_move` on every kind of move.

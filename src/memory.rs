@@ -7,6 +7,9 @@
 //! aligned to 2 MB and marked `MADV_HUGEPAGE`, which transparent huge pages honour in both their
 //! `madvise` and `always` modes. Otherwise (other systems, tables under 2 MB, or a failed
 //! mapping) the table comes from the allocator; both read the same.
+//!
+//! Also what Linux says about memory (`/proc`): how much is available, for the table's size
+//! check, and the process's peak use, which the trainer prints.
 
 use std::alloc::Layout;
 use std::ops::Deref;
@@ -140,6 +143,25 @@ impl std::fmt::Debug for ZeroedWords {
             .field("mapped", &!matches!(self.origin, Origin::Heap(_)))
             .finish()
     }
+}
+
+/// A `/proc` file's `key:` line, in megabytes (the kernel writes it in kB), where the system
+/// tells it.
+fn proc_mb(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// `MemAvailable` from /proc/meminfo, in megabytes.
+pub fn available_mb() -> Option<u64> {
+    proc_mb("/proc/meminfo", "MemAvailable:")
+}
+
+/// The process's peak resident memory (`VmHWM` of /proc/self/status), in megabytes.
+pub fn peak_mb() -> Option<u64> {
+    proc_mb("/proc/self/status", "VmHWM:")
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //!
 //! Copy-make: `play` returns a new `Position`, so undoing a move is dropping a value.
 //! The key is updated incrementally where shakmaty offers it and recomputed in full
-//! where it returns `None` (king moves, castling-right changes, en passant).
+//! where it returns `None` (king moves and castling, moves from or to a square that carries a
+//! castling right, double pawn pushes, and every move from a position with an en-passant
+//! square).
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;

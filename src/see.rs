@@ -17,15 +17,6 @@ pub const fn value(role: Role) -> i32 {
     }
 }
 
-/// What the move captures at once (en passant captures a pawn).
-pub fn captured(m: Move) -> Option<Role> {
-    match m {
-        Move::EnPassant { .. } => Some(Role::Pawn),
-        Move::Normal { capture, .. } => capture,
-        _ => None,
-    }
-}
-
 /// Does the exchange started by `m` win at least `threshold` centipawns for the mover?
 pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     let (from, to) = match m {
@@ -36,7 +27,7 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     let board = pos.board();
 
     // Balance after our capture, if the opponent does not recapture.
-    let mut balance = captured(m).map_or(0, value) - threshold;
+    let mut balance = m.capture().map_or(0, value) - threshold;
     if let Some(promo) = m.promotion() {
         balance += value(promo) - value(Role::Pawn);
     }

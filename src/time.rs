@@ -123,11 +123,6 @@ impl TimeManager {
         self.start.elapsed().as_millis() as u64
     }
 
-    /// Is there a time limit at all (the clock or `movetime`)?
-    pub fn is_timed(&self) -> bool {
-        self.hard_ms.is_some()
-    }
-
     /// Do the limits come from the game clock (`wtime`/`btime` without `movetime`)? Only then
     /// is time saved for later moves, e.g. when there is a single legal move.
     pub fn on_clock(&self) -> bool {
@@ -392,7 +387,7 @@ mod tests {
 
     #[test]
     fn untimed_without_clock() {
-        assert!(!TimeManager::new(Clock::default()).is_timed());
+        assert!(TimeManager::new(Clock::default()).hard_ms().is_none());
         assert!(!TimeManager::new(Clock::default()).on_clock());
     }
 
@@ -407,7 +402,7 @@ mod tests {
             movetime: Some(1000),
             ..Clock::default()
         });
-        assert!(movetime.is_timed() && !movetime.on_clock());
+        assert!(movetime.hard_ms().is_some() && !movetime.on_clock());
         // movetime wins over a clock sent with it.
         let both = TimeManager::new(Clock {
             movetime: Some(1000),

@@ -103,8 +103,8 @@ impl TranspositionTable {
     /// really allocated (less when the memory is not available).
     pub fn new(mb: usize) -> TranspositionTable {
         let mut mb = mb.max(1);
-        if let Some(avail) = available_memory_mb() {
-            mb = mb.min((avail / 2).max(1));
+        if let Some(avail) = crate::memory::available_mb() {
+            mb = mb.min((avail as usize / 2).max(1));
         }
         loop {
             let buckets = (mb * 1024 * 1024 / BUCKET_BYTES).max(1);
@@ -285,14 +285,6 @@ impl TranspositionTable {
         }
         (used * 1000 / (sample * BUCKET)) as u32
     }
-}
-
-/// `MemAvailable` from /proc/meminfo, in megabytes, where the system tells it.
-fn available_memory_mb() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }
 
 /// Node-relative mate scores (at most `MATE`, plus a ply for safety) fit the i16 score field.

@@ -18,18 +18,23 @@ pub const A: [f64; 4] = [626.476, -834.474, 204.093, 84.216];
 /// Coefficients of `b(m)` (constant first), in centipawns.
 pub const B: [f64; 4] = [150.828, 4.749, -45.687, 24.971];
 
+/// A piece's part of the material count the model reads.
+pub const fn piece_value(role: Role) -> u32 {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight | Role::Bishop => 3,
+        Role::Rook => 5,
+        Role::Queen => 9,
+        Role::King => 0,
+    }
+}
+
 /// The material count the model reads.
 pub fn material(board: &Board) -> u32 {
-    [
-        (Role::Pawn, 1),
-        (Role::Knight, 3),
-        (Role::Bishop, 3),
-        (Role::Rook, 5),
-        (Role::Queen, 9),
-    ]
-    .iter()
-    .map(|&(role, value)| value * board.by_role(role).count() as u32)
-    .sum()
+    Role::ALL
+        .iter()
+        .map(|&role| piece_value(role) * board.by_role(role).count() as u32)
+        .sum()
 }
 
 /// `x = m / 58` for the polynomials, `m` clamped to the range the data covers.

@@ -163,8 +163,8 @@ const SINGLE_MOVE_MATED: &str = "2k5/8/1K6/8/8/8/8/3R4 b - - 1 1";
 /// Black's only legal move is Kxf7, in a full middlegame.
 const SINGLE_MOVE_MIDDLEGAME: &str =
     "r1bqkb1r/pppp1Qpp/2n2n2/4p3/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 0 4";
-/// The depth at which a single legal move on the clock is answered (`SINGLE_MOVE_DEPTH`).
-const SINGLE_MOVE_DEPTH: i64 = 8;
+/// The depth at which a single legal move on the clock is answered.
+const SINGLE_MOVE_DEPTH: i64 = scout::search::SINGLE_MOVE_DEPTH as i64;
 
 /// The depth and score of the last scored info line.
 fn last_depth_and_score(lines: &[String]) -> (i64, (String, i64)) {

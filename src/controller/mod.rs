@@ -463,9 +463,7 @@ impl Controller {
         }
         lines.push("   a   b   c   d   e   f   g   h".to_string());
         lines.push(String::new());
-        let fen =
-            shakmaty::fen::Fen::from_position(self.root.chess(), shakmaty::EnPassantMode::Legal);
-        lines.push(format!("Fen: {fen}"));
+        lines.push(format!("Fen: {}", self.root.fen()));
         lines.push(format!("Key: {:016X}", self.root.key()));
         let checkers: Vec<String> = self
             .root

@@ -6,22 +6,10 @@
 
 use shakmaty::{Color, Move, Role, Square};
 
-use crate::see;
-
 /// Index 0..12 of the moving piece (colour and role) for history tables.
 #[inline]
 fn piece_index(color: Color, role: Role) -> usize {
     (color as usize) * 6 + role as usize - 1
-}
-
-/// Destination square used for history (castling: the king's target square is not needed;
-/// the rook square identifies the move uniquely).
-#[inline]
-fn to_square(m: Move) -> Square {
-    match m {
-        Move::Castle { rook, .. } => rook,
-        _ => m.to(),
-    }
 }
 
 /// Saturation bound of every history value.
@@ -66,31 +54,30 @@ pub fn bonus(depth: i32) -> i32 {
     (depth * 170 - 100).clamp(0, 1700)
 }
 
-fn from_square(m: Move) -> Square {
-    m.from().unwrap_or_else(|| m.to())
-}
-
 impl Histories {
     /// Clears every table (on `ucinewgame`).
     pub fn clear(&mut self) {
         *self = Histories::default();
     }
 
+    /// (Squares as shakmaty gives them: castling goes to the rook's square; only a drop, which
+    /// chess does not have, lacks a from-square.)
     #[inline]
     fn quiet_index(us: Color, m: Move) -> usize {
-        (us as usize) * 4096 + (from_square(m) as usize) * 64 + to_square(m) as usize
+        let from = m.from().unwrap_or_else(|| m.to());
+        (us as usize) * 4096 + (from as usize) * 64 + m.to() as usize
     }
 
     #[inline]
     fn capture_index(us: Color, m: Move) -> usize {
-        let victim = see::captured(m).unwrap_or(Role::Pawn) as usize - 1;
-        (piece_index(us, m.role()) * 64 + to_square(m) as usize) * 6 + victim
+        let victim = m.capture().unwrap_or(Role::Pawn) as usize - 1;
+        (piece_index(us, m.role()) * 64 + m.to() as usize) * 6 + victim
     }
 
     /// Key of a move for continuation history and countermoves.
     #[inline]
     pub fn piece_to(us: Color, m: Move) -> (usize, Square) {
-        (piece_index(us, m.role()), to_square(m))
+        (piece_index(us, m.role()), m.to())
     }
 
     #[inline]

@@ -42,15 +42,13 @@ fn threats(pos: &Chess) -> [Bitboard; 3] {
     let occupied = board.occupied();
     // Pawn attacks by shifting all pawns at once (a pawn on the a-file or h-file attacks
     // one square only).
-    let pawns = u64::from(board.pawns() & board.by_color(them));
-    let (not_a, not_h) = (
-        !u64::from(Bitboard::from_file(File::A)),
-        !u64::from(Bitboard::from_file(File::H)),
-    );
-    let by_pawns = Bitboard::from(match them {
-        Color::White => ((pawns & not_a) << 7) | ((pawns & not_h) << 9),
-        Color::Black => ((pawns & not_a) >> 9) | ((pawns & not_h) >> 7),
-    });
+    let pawns = board.pawns() & board.by_color(them);
+    let (towards_a, towards_h) = match them {
+        Color::White => (7, 9),
+        Color::Black => (-9, -7),
+    };
+    let by_pawns = (pawns & !Bitboard::from_file(File::A)).shift(towards_a)
+        | (pawns & !Bitboard::from_file(File::H)).shift(towards_h);
     let mut by_minors = by_pawns;
     for sq in board.knights() & board.by_color(them) {
         by_minors |= attacks::knight_attacks(sq);
@@ -84,7 +82,7 @@ fn escape_bonus(m: Move, threats: &[Bitboard; 3]) -> i32 {
 /// Most-valuable-victim, least-valuable-attacker base score of a noisy move.
 #[inline]
 fn mvv_lva(m: Move) -> i32 {
-    let victim = see::captured(m).map_or(0, see::value);
+    let victim = m.capture().map_or(0, see::value);
     let promo = m.promotion().map_or(0, see::value);
     8 * (victim + promo) - see::value(m.role()) / 16
 }

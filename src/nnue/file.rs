@@ -15,7 +15,7 @@
 //! A file whose magic, version, architecture, length or checksum does not match what this
 //! engine computes is refused with a message saying which. The hidden width may be any the
 //! engine plays (`nnue::valid_hidden`: a multiple of 32 up to 1024). Nets without king buckets
-//! are written as version 1, so the files of generations 0–5 keep their bytes.
+//! are written as version 1, so the files of generations 0–6 keep their bytes.
 
 use super::{
     BUCKET_COUNTS, HIDDEN_STEP, KingBuckets, MAX_HIDDEN, Network, OUTPUT_WEIGHT_LIMIT, QA, QB,

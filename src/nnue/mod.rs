@@ -75,7 +75,7 @@ pub const fn valid_hidden(hidden: usize) -> bool {
 pub struct Network {
     /// The hidden width: accumulator values per perspective ([`valid_hidden`]).
     pub hidden: usize,
-    /// How the features follow the king (none for generations 0–5).
+    /// How the features follow the king (none for generations 0–6).
     pub king_buckets: KingBuckets,
     /// `king_buckets.features()` columns of `hidden` values each.
     pub feature_weights: Vec<i16>,

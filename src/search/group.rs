@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub struct Group {
     /// Raised by the main thread once it has its answer: the helpers stop.
     pub done: AtomicBool,
-    /// Nodes searched by each thread, published every 1024 nodes.
+    /// Nodes searched by each thread, published at every clock poll (`poll_mask`).
     nodes: Vec<AtomicU64>,
     /// Tablebase hits of each thread, published with the nodes.
     tb_hits: Vec<AtomicU64>,

@@ -9,9 +9,10 @@
 //! `tests/search.rs` checks against `minimax` in `reference.rs`).
 //!
 //! Files: `root.rs` (iterative deepening, aspiration, root moves, reports), `alphabeta.rs`
-//! (the PVS below the root), `quiescence.rs`, `group.rs` (what the threads
-//! of one search share), `reference.rs` (what the tests compare against); this file holds the
-//! shared types, the searcher's state and the per-node helpers (stop polling, draws, PV).
+//! (the PVS below the root), `quiescence.rs`, `correction.rs` (correction history),
+//! `group.rs` (what the threads of one search share), `reference.rs` (what the tests compare
+//! against); this file holds the shared types, the searcher's state and the per-node helpers
+//! (stop polling, draws, PV).
 
 mod alphabeta;
 mod correction;
@@ -37,6 +38,7 @@ use crate::tt::TranspositionTable;
 use alphabeta::LmrTable;
 use correction::{CorrectionHistory, Slots};
 pub use group::Group;
+pub use root::SINGLE_MOVE_DEPTH;
 
 /// Which selective techniques are on. Tests switch them all off to compare with minimax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,7 +306,7 @@ pub struct Searcher {
     group: Option<Arc<Group>>,
     /// Index in the group: 0 is the main thread, the others are silent helpers.
     thread_id: usize,
-    /// Nodes of the other threads of the group, as last read (every 1024 nodes).
+    /// Nodes of the other threads of the group, as last read (at every clock poll).
     others_nodes: u64,
     /// Tablebase hits of the other threads of the group, as last read.
     others_tb_hits: u64,

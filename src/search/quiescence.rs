@@ -104,7 +104,7 @@ impl Searcher {
                 }
                 // Delta pruning: bets that even winning the captured piece plus a margin
                 // cannot lift the score to alpha. (1,273 games, about +12)
-                let gain = see::captured(m).map_or(0, see::value)
+                let gain = m.capture().map_or(0, see::value)
                     + m.promotion()
                         .map_or(0, |r| see::value(r) - see::value(shakmaty::Role::Pawn));
                 let optimistic = static_eval + gain + params::qs_delta_margin();

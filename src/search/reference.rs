@@ -28,7 +28,7 @@ impl Searcher {
         self.negamax(pos, depth, 0, alpha, beta, !pv_node)
     }
 
-    pub(super) fn prepare_fixed(&mut self, pos: &Position, history: &[u64]) {
+    fn prepare_fixed(&mut self, pos: &Position, history: &[u64]) {
         self.limits = Limits::default();
         self.time = TimeManager::infinite();
         self.stopped = false;
@@ -60,7 +60,7 @@ impl Searcher {
         (self.nodes <= max_nodes).then_some(v)
     }
 
-    pub(super) fn minimax_node(&mut self, pos: &Position, depth: i32, ply: usize) -> i32 {
+    fn minimax_node(&mut self, pos: &Position, depth: i32, ply: usize) -> i32 {
         self.nodes += 1;
         if self.limits.nodes.is_some_and(|n| self.nodes > n) {
             return 0;
@@ -93,7 +93,7 @@ impl Searcher {
         best
     }
 
-    pub(super) fn minimax_quiescence(&mut self, pos: &Position, ply: usize) -> i32 {
+    fn minimax_quiescence(&mut self, pos: &Position, ply: usize) -> i32 {
         self.nodes += 1;
         if self.limits.nodes.is_some_and(|n| self.nodes > n) {
             return 0;

@@ -95,17 +95,8 @@ pub fn is_shredder(fen: &str) -> bool {
 
 /// Reads a FEN as standard chess if it can be, else as Chess960 (as the engine does).
 pub fn read_fen(fen: &str, chess960: bool) -> Result<(Chess, CastlingMode), String> {
-    let first = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    match Position::from_fen(fen, first) {
-        Ok(p) => Ok((p.chess().clone(), first)),
-        Err(e) => Position::from_fen(fen, CastlingMode::Chess960)
-            .map(|p| (p.chess().clone(), CastlingMode::Chess960))
-            .map_err(|_| e),
-    }
+    Position::from_fen_any(fen, CastlingMode::from_chess960(chess960))
+        .map(|(p, mode)| (p.chess().clone(), mode))
 }
 
 /// The bytes handed to the PGN reader, kept from the start of the current game on, so that

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use shakmaty::{Color, Role};
+use shakmaty::Color;
 
 use crate::training::packed::{self, GAME_END, Outcome};
 use crate::wdl;
@@ -33,8 +33,7 @@ fn cells(records: &[packed::Packed], held_back: bool) -> Vec<Cell> {
         if in_held != held_back {
             continue;
         }
-        let value = |role: Role| [0, 1, 3, 3, 5, 9, 0][role as usize];
-        let material: u32 = r.pieces().map(|(_, p)| value(p.role)).sum();
+        let material: u32 = r.pieces().map(|(_, p)| wdl::piece_value(p.role)).sum();
         let stm_white = r.turn() == Color::White;
         let score = i32::from(r.score()) * if stm_white { 1 } else { -1 };
         let score = (score.clamp(-2000, 2000) + 5).div_euclid(10) * 10;

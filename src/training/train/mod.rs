@@ -91,9 +91,10 @@ impl Default for Config {
             lr: 0.001,
             lr_end: 0.05,
             weight_decay: 0.0,
-            // The score alone: with a few million positions from tens of thousands of games,
-            // the results are learnt game by game (validation loss rising from the second
-            // epoch) and the nets play worse; docs/results.md, session 7.
+            // The score alone unless told: trained from nothing on a few million positions, the
+            // results are learnt game by game (validation loss rising from the second epoch)
+            // and the nets play worse (docs/results.md, session 7). Generation 6, a fine-tune
+            // of generation 5, took 15% of the result (`--lambda 0.15`, session 40).
             lambda: 0.0,
             eval_scale: 400.0,
             validation_every: 20,
@@ -101,8 +102,10 @@ impl Default for Config {
             seed: 1,
             hidden: crate::nnue::DEFAULT_HIDDEN,
             king_buckets: crate::nnue::KingBuckets::NONE,
-            // Eight buckets did not pay on generation 1's 2.4M positions: -12.7 +/- 33.5 Elo
-            // against the same data without (docs/results.md, session 8).
+            // One bucket unless told: eight did not pay on generation 1's 2.4M positions (-12.7
+            // +/- 33.5 Elo, docs/results.md, session 8) but did on generation 4's 8.2M (+36.3
+            // against generation 3 where one bucket made +11.1, session 22); every net since
+            // is trained with `--buckets 8`.
             buckets: 1,
             mirror: true,
             max_positions: DEFAULT_MEMORY_MB * 1_000_000 / BYTES_PER_POSITION,
@@ -172,14 +175,6 @@ fn parallel_loss(p: &Params, positions: &Positions, obj: Objective, threads: usi
             .sum()
     });
     total / positions.len() as f64
-}
-
-/// The process's peak resident memory in MB (Linux; `None` elsewhere).
-pub fn peak_memory_mb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }
 
 /// The parameters and Adam's state a run starts from, and the epochs already done.
@@ -372,7 +367,8 @@ pub fn train(
         summary.train_losses.push(train_loss);
         summary.validation_losses.push(valid_loss);
         if config.progress {
-            let memory = peak_memory_mb().map_or(String::new(), |mb| format!("  peak {mb} MB"));
+            let memory =
+                crate::memory::peak_mb().map_or(String::new(), |mb| format!("  peak {mb} MB"));
             let read = if windows > 1 {
                 format!(" ({windows} windows, {reading:.0}s reading)")
             } else {
