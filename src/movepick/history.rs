@@ -60,8 +60,8 @@ impl Histories {
         *self = Histories::default();
     }
 
-    /// (Squares as shakmaty gives them: castling goes to the rook's square; only a drop, which
-    /// chess does not have, lacks a from-square.)
+    /// The butterfly slot of a quiet move, by shakmaty's squares: castling goes to the rook's
+    /// square, and only a drop (which chess does not have) lacks a from-square.
     #[inline]
     fn quiet_index(us: Color, m: Move) -> usize {
         let from = m.from().unwrap_or_else(|| m.to());
