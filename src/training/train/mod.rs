@@ -102,11 +102,11 @@ impl Default for Config {
             seed: 1,
             hidden: crate::nnue::DEFAULT_HIDDEN,
             king_buckets: crate::nnue::KingBuckets::NONE,
-            // One bucket unless told: eight did not pay on generation 1's 2.4M positions (-12.7
-            // +/- 33.5 Elo, docs/results.md, session 8) but did on generation 4's 8.2M (+36.3
-            // against generation 3 where one bucket made +11.1, session 22); every net since
-            // is trained with `--buckets 8`.
-            buckets: 1,
+            // Eight unless told: they did not pay on generation 1's 2.4M positions (-12.7 +/-
+            // 33.5 Elo, docs/results.md, session 8) but did on generation 4's 8.2M (+36.3
+            // against generation 3 where one bucket made +11.1, session 22), and every net
+            // since has them (`--buckets 1` for the older recipes).
+            buckets: 8,
             mirror: true,
             max_positions: DEFAULT_MEMORY_MB * 1_000_000 / BYTES_PER_POSITION,
             resume: false,

@@ -52,6 +52,8 @@ fn quick(epochs: u32, batch: usize, lr: f32) -> Config {
         lr,
         threads: 2,
         progress: false,
+        // One output bucket: the small sets here would leave most of eight untrained.
+        buckets: 1,
         ..Config::default()
     }
 }
