@@ -509,17 +509,19 @@ fn a_streamed_run_learns_and_resumes_exactly() {
     let rest = train(&second, &data.train, &data.valid, true).unwrap();
     assert_eq!(rest.params, whole.params);
     assert_eq!(rest.validation_losses[..], whole.validation_losses[1..]);
-    // The command: a 64-wide net, streamed, read back by the engine.
+    // The command: a 64-wide net, streamed, read back by the engine, with the output buckets
+    // `scout train` gives unless told (eight, as every generation since the fourth).
     let command = Config {
         inputs,
         epochs: 1,
         hidden: 64,
         max_positions: 500,
+        buckets: Config::default().buckets,
         ..config("run.nnue")
     };
     run(&command).unwrap();
     let net = crate::nnue::file::load(&command.out).unwrap();
-    assert_eq!(net.hidden, 64);
+    assert_eq!((net.hidden, net.buckets()), (64, 8));
     let refused = run(&Config {
         hidden: 100,
         ..command.clone()
