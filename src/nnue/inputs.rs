@@ -10,7 +10,7 @@
 //! changes every feature of its side's view, which the accumulators handle with a cache
 //! (`accumulator.rs`).
 //!
-//! The nets of generations 0–6 have no king buckets ([`KingBuckets::NONE`]: one bucket, no
+//! No generation's net has king buckets so far ([`KingBuckets::NONE`]: one bucket, no
 //! mirror), and their files say nothing about them (format version 1, `file.rs`).
 
 use shakmaty::{Color, Piece, Square};
