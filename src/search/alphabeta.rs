@@ -289,11 +289,20 @@ impl Searcher {
                         continue;
                     }
                     // Futility pruning: bets that a quiet move cannot raise eval by this
-                    // margin. (-0.0 +/- 23.0 alone; see the group above)
+                    // margin. (-0.0 +/- 23.0 alone; see the group above) The quiet moves it
+                    // skips could have scored up to the margin, so the node's value is not
+                    // known to lie below it: a fail-low returns (and stores, and corrects the
+                    // evaluation by) no less. (With the root's fresh scores of session 47: +5.2
+                    // +/- 16.8 at 25,000 nodes, 1,000 games.)
+                    let futility_value =
+                        static_eval + params::fut_base() + params::fut_margin() * depth;
                     if self.config.on(Feature::Futility)
                         && depth <= params::fut_max_depth()
-                        && static_eval + params::fut_base() + params::fut_margin() * depth <= alpha
+                        && futility_value <= alpha
                     {
+                        if futility_value.abs() < TB_BOUND {
+                            best_score = best_score.max(futility_value);
+                        }
                         skip_quiets = true;
                         continue;
                     }

@@ -171,8 +171,12 @@ impl Searcher {
                 // other through the same tree.
                 continue;
             }
+            // The last iteration's scores become the previous ones, and none is this
+            // iteration's until its search gives it: a move that a stop leaves unsearched
+            // must not sort above the ones searched on a score from a shallower depth.
             for rm in self.root_moves.iter_mut() {
                 rm.previous_score = rm.score;
+                rm.score = -INFINITY;
             }
             for pv_index in 0..multipv {
                 self.pv_index = pv_index;
