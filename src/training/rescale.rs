@@ -84,7 +84,7 @@ impl Source {
             .is_ok()
             && &magic == b"SCOUTCK";
         Ok(if is_checkpoint {
-            let (params, _, _) = model::load_checkpoint(path)?;
+            let params = model::load_checkpoint(path)?.params;
             if !nnue::valid_hidden(params.hidden) {
                 return Err(format!(
                     "{path}: {} hidden units, a width the engine does not play",
@@ -292,7 +292,7 @@ mod tests {
         let b2 = p.b2_at();
         p.values[b2] = 0.37;
         let adam = model::Adam::new(&p);
-        model::save_checkpoint(&path("net.ckpt"), &p, &adam, 1).unwrap();
+        model::save_checkpoint(&path("net.ckpt"), &p, &adam, 1, "").unwrap();
         let rescale = |factor: f64| {
             let config = Config {
                 net: path("net.ckpt"),

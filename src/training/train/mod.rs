@@ -131,6 +131,33 @@ impl Config {
             eval_scale: self.eval_scale,
         }
     }
+
+    /// What a resumed run must repeat to continue exactly, one flag or data file a line, as
+    /// its checkpoint records it: the schedule, the objective, the seed, and each data file
+    /// with its size (a file that grew between slices renumbers the games after it, and so
+    /// moves games between the training and validation sets). Not the threads (another count
+    /// gives another valid run), the memory budget or where the run stops.
+    pub fn run_record(&self) -> Result<String, String> {
+        let mut lines = vec![
+            format!("--epochs {}", self.epochs),
+            format!("--batch {}", self.batch),
+            format!("--lr {}", self.lr),
+            format!("--lr-end {}", self.lr_end),
+            format!("--weight-decay {}", self.weight_decay),
+            format!("--lambda {}", self.lambda),
+            format!("--eval-scale {}", self.eval_scale),
+            format!("--validation {}", self.validation_every),
+            format!("--seed {}", self.seed),
+            format!("--mirror {}", self.mirror),
+        ];
+        for input in &self.inputs {
+            let bytes = std::fs::metadata(input)
+                .map_err(|e| format!("{input}: {e}"))?
+                .len();
+            lines.push(format!("{input} ({bytes} bytes)"));
+        }
+        Ok(lines.join("\n"))
+    }
 }
 
 /// What a training run ended with.
@@ -182,7 +209,31 @@ fn start(config: &Config) -> Result<(Params, Adam, u32), String> {
     let checkpoint = format!("{}.ckpt", config.out);
     let kb = config.king_buckets;
     if config.resume {
-        let (p, a, e) = model::load_checkpoint(&checkpoint)?;
+        let model::Checkpoint {
+            params: p,
+            adam: a,
+            epochs_done: e,
+            run,
+        } = model::load_checkpoint(&checkpoint)?;
+        if let Some(run) = run {
+            let now = config.run_record()?;
+            let missing: Vec<&str> = run
+                .lines()
+                .filter(|l| !now.lines().any(|n| n == *l))
+                .collect();
+            let new: Vec<&str> = now
+                .lines()
+                .filter(|l| !run.lines().any(|n| n == *l))
+                .collect();
+            if !missing.is_empty() || !new.is_empty() {
+                return Err(format!(
+                    "{checkpoint} was written by another run: it had {}, this command has {} \
+                     (a run resumes with the flags and data files it started with)",
+                    missing.join(", "),
+                    new.join(", ")
+                ));
+            }
+        }
         if (p.hidden, p.buckets, p.king_buckets) != (config.hidden, config.buckets, kb) {
             return Err(format!(
                 "{checkpoint}: hidden width {}, {} buckets and king buckets {}, not {}, {} and {}",
@@ -311,6 +362,18 @@ pub fn train(
     let last_epoch = config
         .stop_after
         .map_or(config.epochs, |n| n.min(config.epochs));
+    if config.resume && first_epoch >= last_epoch {
+        return Err(format!(
+            "{checkpoint} holds {first_epoch} of {} epochs: nothing left to train before {} \
+             (each slice stops later: raise --stop-after, or leave it out for the rest)",
+            config.epochs,
+            match config.stop_after {
+                Some(n) if n < config.epochs => format!("--stop-after {n}"),
+                _ => "the end of the schedule".to_string(),
+            }
+        ));
+    }
+    let record = config.run_record()?;
     for epoch in first_epoch..last_epoch {
         let epoch_start = Instant::now();
         let lr = learning_rate(config.lr, config.lr_end, epoch, config.epochs);
@@ -376,18 +439,20 @@ pub fn train(
             };
             eprintln!(
                 "epoch {:>3}/{}  lr {lr:.6}  train loss {train_loss:.6}  validation loss \
-                 {valid_loss:.6}  {:.0} positions/s{read}  {:.0}s{memory}",
+                 {valid_loss:.6}  {:.0} positions/s{read}  {:.0}s{memory}  {} weights at the \
+                 limit",
                 epoch + 1,
                 config.epochs,
                 seen as f64 / train_secs,
-                start.elapsed().as_secs_f64()
+                start.elapsed().as_secs_f64(),
+                params.at_limit()
             );
         }
         if write {
             let net = model::quantize(&params);
             crate::training::write_atomically(&config.out, &crate::nnue::file::write(&net))
                 .map_err(|e| format!("{}: {e}", config.out))?;
-            model::save_checkpoint(&checkpoint, &params, &adam, epoch + 1)
+            model::save_checkpoint(&checkpoint, &params, &adam, epoch + 1, &record)
                 .map_err(|e| format!("{checkpoint}: {e}"))?;
         }
     }
@@ -434,6 +499,13 @@ pub fn run(config: &Config) -> Result<(), String> {
         return Err(format!(
             "--weight-decay {} must be at least 0 and below 1 / lr",
             config.weight_decay
+        ));
+    }
+    let checkpoint = format!("{}.ckpt", config.out);
+    if !config.resume && std::path::Path::new(&checkpoint).exists() {
+        return Err(format!(
+            "{checkpoint} exists: --resume true continues its run; to start another, remove it \
+             or choose another --out"
         ));
     }
     let loading = Instant::now();

@@ -47,6 +47,15 @@ pub fn param_count(king_buckets: &KingBuckets, hidden: usize, buckets: usize) ->
 }
 
 impl Params {
+    /// How many weights stand at the limit `Adam::update` clips them to: a count that grows
+    /// epoch after epoch says the quantisation's range, not the data, shapes the net.
+    pub fn at_limit(&self) -> usize {
+        self.values
+            .iter()
+            .filter(|w| w.abs() >= OUTPUT_WEIGHT_LIMIT)
+            .count()
+    }
+
     pub fn zeros(king_buckets: KingBuckets, hidden: usize, buckets: usize) -> Params {
         Params {
             king_buckets,
@@ -372,61 +381,91 @@ pub fn dequantize(net: &Network) -> Params {
     p
 }
 
-/// Checkpoint magic: `SCOUTCK3` (hidden, buckets, epochs, step, then the king-bucket layout's
-/// 72 bytes as net files store it); `SCOUTCK2` (the same without the layout) and `SCOUTCKP`
-/// (without the bucket count either), written by earlier trainers, are read as nets without
-/// king buckets and, for `SCOUTCKP`, with one output bucket.
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK3";
+/// Checkpoint magic: `SCOUTCK4` (hidden, buckets, epochs, step, the king-bucket layout's 72
+/// bytes as net files store it, then the run's record: its length and its text); `SCOUTCK3`
+/// (the same without the record), `SCOUTCK2` (without the layout either) and `SCOUTCKP`
+/// (without the bucket count either), written by earlier trainers, are read without a record,
+/// as nets without king buckets (before `SCOUTCK3`) and, for `SCOUTCKP`, with one output
+/// bucket.
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SCOUTCK4";
 
-/// A checkpoint: parameters, Adam's state and the epochs done.
+/// What a checkpoint holds.
+pub struct Checkpoint {
+    pub params: Params,
+    pub adam: Adam,
+    pub epochs_done: u32,
+    /// The run that wrote it (`Config::run_record`: its schedule and data files); `None` in
+    /// the checkpoints of earlier trainers.
+    pub run: Option<String>,
+}
+
+/// A checkpoint: parameters, Adam's state, the epochs done and the run's record.
 pub fn save_checkpoint(
     path: &str,
     p: &Params,
     adam: &Adam,
     epochs_done: u32,
+    run: &str,
 ) -> std::io::Result<()> {
-    let mut out = Vec::with_capacity(12 * p.values.len() + 104);
+    let mut out = Vec::with_capacity(12 * p.values.len() + 108 + run.len());
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(p.hidden as u32).to_le_bytes());
     out.extend_from_slice(&(p.buckets as u32).to_le_bytes());
     out.extend_from_slice(&epochs_done.to_le_bytes());
     out.extend_from_slice(&adam.step.to_le_bytes());
     out.extend_from_slice(&p.king_buckets.to_bytes());
+    out.extend_from_slice(&(run.len() as u32).to_le_bytes());
+    out.extend_from_slice(run.as_bytes());
     for x in p.values.iter().chain(&adam.m.values).chain(&adam.v.values) {
         out.extend_from_slice(&x.to_le_bytes());
     }
     crate::training::write_atomically(path, &out)
 }
 
-/// Reads a checkpoint written by [`save_checkpoint`] (or by an earlier trainer): parameters,
-/// Adam, epochs done.
-pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
+/// Reads a checkpoint written by [`save_checkpoint`] (or by an earlier trainer).
+pub fn load_checkpoint(path: &str) -> Result<Checkpoint, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let truncated = || format!("{path}: truncated checkpoint");
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
-    let (hidden, buckets, epochs, header) = match bytes.get(..8) {
-        Some(m) if (m == CHECKPOINT_MAGIC || m == b"SCOUTCK2") && bytes.len() >= 28 => {
+    let magic = bytes.get(..8).unwrap_or_default();
+    let (hidden, buckets, epochs, header) = match magic {
+        m if [&CHECKPOINT_MAGIC[..], b"SCOUTCK3", b"SCOUTCK2"].contains(&m)
+            && bytes.len() >= 28 =>
+        {
             (u32_at(8) as usize, u32_at(12) as usize, u32_at(16), 20)
         }
-        Some(b"SCOUTCKP") if bytes.len() >= 24 => (u32_at(8) as usize, 1, u32_at(12), 16),
+        b"SCOUTCKP" if bytes.len() >= 24 => (u32_at(8) as usize, 1, u32_at(12), 16),
         _ => return Err(format!("{path}: not a Scout training checkpoint")),
     };
     let step = u64::from_le_bytes(bytes[header..header + 8].try_into().expect("8"));
     let mut header = header + 8;
-    let king_buckets = if &bytes[..8] == CHECKPOINT_MAGIC {
-        let layout = bytes
-            .get(header..header + 72)
-            .ok_or_else(|| format!("{path}: truncated checkpoint"))?;
+    let king_buckets = if magic == CHECKPOINT_MAGIC || magic == b"SCOUTCK3" {
+        let layout = bytes.get(header..header + 72).ok_or_else(truncated)?;
         header += 72;
         KingBuckets::from_bytes(layout).map_err(|e| format!("{path}: {e}"))?
     } else {
         KingBuckets::NONE
+    };
+    let run = if magic == CHECKPOINT_MAGIC {
+        let len = bytes.get(header..header + 4).ok_or_else(truncated)?;
+        let len = u32::from_le_bytes(len.try_into().expect("4")) as usize;
+        let text = bytes
+            .get(header + 4..(header + 4).saturating_add(len))
+            .ok_or_else(truncated)?;
+        header += 4 + len;
+        Some(
+            String::from_utf8(text.to_vec())
+                .map_err(|_| format!("{path}: the run's record is not text"))?,
+        )
+    } else {
+        None
     };
     if !nnue::BUCKET_COUNTS.contains(&buckets) || hidden == 0 || hidden > 1 << 16 {
         return Err(format!("{path}: hidden {hidden}, buckets {buckets}"));
     }
     let n = param_count(&king_buckets, hidden, buckets);
     if bytes.len() != header + 12 * n {
-        return Err(format!("{path}: truncated checkpoint"));
+        return Err(truncated());
     }
     let floats: Vec<f32> = bytes[header..]
         .chunks_exact(4)
@@ -443,5 +482,10 @@ pub fn load_checkpoint(path: &str) -> Result<(Params, Adam, u32), String> {
         v: part(2),
         step,
     };
-    Ok((part(0), adam, epochs))
+    Ok(Checkpoint {
+        params: part(0),
+        adam,
+        epochs_done: epochs,
+        run,
+    })
 }

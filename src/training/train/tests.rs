@@ -416,15 +416,21 @@ fn a_run_can_start_from_a_net_file() {
 
 /// A run stopped after two of four epochs and resumed from its checkpoint ends with the
 /// same weights, losses and net file as the uninterrupted run: the cosine schedule, the
-/// shuffles and Adam's state all continue where they stopped.
+/// shuffles and Adam's state all continue where they stopped. A resumed run that would not
+/// continue the same run is refused: another flag of the schedule, a data file that grew, a
+/// slice that stops where the checkpoint already is, a run already complete.
 #[test]
 fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
     let dir = std::env::temp_dir().join(format!("scout-resume-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let train_set = material_set(1500, 6);
     let valid_set = material_samples(200, 7);
+    // The data file the run record names (the positions come from memory here).
+    let file = dir.join("d.bin").to_str().unwrap().to_string();
+    std::fs::write(&file, [0u8; 64]).unwrap();
     let config = |name: &str| Config {
         out: dir.join(name).to_str().unwrap().to_string(),
+        inputs: vec![file.clone()],
         ..quick(4, 128, 0.004)
     };
     let whole = train(&config("whole.nnue"), &train_set, &valid_set, true).unwrap();
@@ -439,7 +445,30 @@ fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
         resume: true,
         ..config("sliced.nnue")
     };
+    let refused = |c: &Config| train(c, &train_set, &valid_set, true).err().unwrap();
+    let again = refused(&Config {
+        resume: true,
+        ..first.clone()
+    });
+    assert!(again.contains("raise --stop-after"), "{again}");
+    let other_lr = refused(&Config {
+        lr: 0.002,
+        ..second.clone()
+    });
+    assert!(
+        other_lr.contains("--lr 0.004") && other_lr.contains("--lr 0.002"),
+        "{other_lr}"
+    );
+    std::fs::write(&file, [0u8; 96]).unwrap();
+    let grown = refused(&second);
+    assert!(
+        grown.contains("(64 bytes)") && grown.contains("(96 bytes)"),
+        "{grown}"
+    );
+    std::fs::write(&file, [0u8; 64]).unwrap();
     let rest = train(&second, &train_set, &valid_set, true).unwrap();
+    let done = refused(&second);
+    assert!(done.contains("holds 4 of 4 epochs"), "{done}");
     assert_eq!(rest.params, whole.params);
     assert_eq!(
         [half.validation_losses, rest.validation_losses].concat(),
@@ -522,6 +551,9 @@ fn a_streamed_run_learns_and_resumes_exactly() {
     run(&command).unwrap();
     let net = crate::nnue::file::load(&command.out).unwrap();
     assert_eq!((net.hidden, net.buckets()), (64, 8));
+    // Another run does not overwrite the checkpoint of one that might be resumed.
+    let exists = run(&command).unwrap_err();
+    assert!(exists.contains("run.nnue.ckpt exists"), "{exists}");
     let refused = run(&Config {
         hidden: 100,
         ..command.clone()
@@ -530,10 +562,11 @@ fn a_streamed_run_learns_and_resumes_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Checkpoints round-trip (weights, Adam's moments and step, epochs done) with one bucket
-/// and eight, without and with king buckets; checkpoints of the earlier formats (before king
-/// buckets; before output buckets too) read as nets without king buckets (and one output
-/// bucket); a truncated one is refused.
+/// Checkpoints round-trip (weights, Adam's moments and step, epochs done, the run's record)
+/// with one bucket and eight, without and with king buckets; checkpoints of the earlier
+/// formats (before the record; before king buckets; before output buckets too) read without
+/// a record, as nets without king buckets (and one output bucket) where they had none; a
+/// truncated one is refused.
 #[test]
 fn checkpoints_round_trip() {
     let dir = std::env::temp_dir().join(format!("scout-ckpt-{}", std::process::id()));
@@ -550,33 +583,46 @@ fn checkpoints_round_trip() {
         adam.m = Params::random(kb, 8, buckets, 8);
         adam.v = Params::random(kb, 8, buckets, 9);
         adam.step = 12_345;
-        model::save_checkpoint(&path, &p, &adam, 3).unwrap();
-        let (q, back, epochs) = model::load_checkpoint(&path).unwrap();
-        assert_eq!((q, epochs), (p.clone(), 3));
-        assert_eq!((back.m, back.v, back.step), (adam.m, adam.v, 12_345));
+        let record = "--lr 0.001\nd.bin (64 bytes)";
+        model::save_checkpoint(&path, &p, &adam, 3, record).unwrap();
+        let back = model::load_checkpoint(&path).unwrap();
+        assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
+        assert_eq!(back.run.as_deref(), Some(record));
+        let a = back.adam;
+        assert_eq!((a.m, a.v, a.step), (adam.m, adam.v, 12_345));
         let new = std::fs::read(&path).unwrap();
         std::fs::write(&path, &new[..new.len() - 4]).unwrap();
         let refused = model::load_checkpoint(&path).err().unwrap();
         assert!(refused.contains("truncated"), "{refused}");
+        // The floats begin after the header, the layout and the record.
+        let floats = &new[104 + record.len()..];
+        // Before the run's record: magic SCOUTCK3.
+        let mut ck3 = b"SCOUTCK3".to_vec();
+        ck3.extend_from_slice(&new[8..100]);
+        ck3.extend_from_slice(floats);
+        std::fs::write(&path, &ck3).unwrap();
+        let back = model::load_checkpoint(&path).unwrap();
+        assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
+        assert_eq!(back.run, None);
         if kb != KingBuckets::NONE {
             continue;
         }
         // Before king buckets: magic SCOUTCK2, no layout.
         let mut ck2 = b"SCOUTCK2".to_vec();
         ck2.extend_from_slice(&new[8..28]);
-        ck2.extend_from_slice(&new[100..]);
+        ck2.extend_from_slice(floats);
         std::fs::write(&path, &ck2).unwrap();
-        let (q, _, epochs) = model::load_checkpoint(&path).unwrap();
-        assert_eq!((q, epochs), (p.clone(), 3));
+        let back = model::load_checkpoint(&path).unwrap();
+        assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
         if buckets == 1 {
             // Before output buckets: magic SCOUTCKP, no bucket count.
             let mut old = b"SCOUTCKP".to_vec();
             old.extend_from_slice(&new[8..12]);
             old.extend_from_slice(&new[16..28]);
-            old.extend_from_slice(&new[100..]);
+            old.extend_from_slice(floats);
             std::fs::write(&path, &old).unwrap();
-            let (q, _, epochs) = model::load_checkpoint(&path).unwrap();
-            assert_eq!((q, epochs), (p, 3));
+            let back = model::load_checkpoint(&path).unwrap();
+            assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
             std::fs::write(&path, &old[..old.len() - 4]).unwrap();
             let refused = model::load_checkpoint(&path).err().unwrap();
             assert!(refused.contains("truncated"), "{refused}");
@@ -697,4 +743,23 @@ fn quantized_net_matches_the_float_net_with(kb: KingBuckets, hidden: usize, buck
         "hidden {hidden}, {buckets} buckets: quantisation mean {mean} cp, largest {worst} cp; \
          rounding {worst_rounding} cp"
     );
+}
+
+/// Adam's step clips every weight to what the quantisation holds, and `at_limit` counts the
+/// weights standing there (the count each epoch's line prints).
+#[test]
+fn adam_clips_to_the_quantisation_and_the_clipped_are_counted() {
+    let mut p = Params::zeros(KingBuckets::NONE, 32, 1);
+    assert_eq!(p.at_limit(), 0);
+    let last = p.values.len() - 1;
+    p.values[0] = 5.0;
+    p.values[last] = -3.0;
+    p.values[1] = 0.5 * crate::nnue::OUTPUT_WEIGHT_LIMIT;
+    let mut adam = Adam::new(&p);
+    let flat = p.zeros_like();
+    adam.update(&mut p, &flat, 0.001, 0.0);
+    let limit = crate::nnue::OUTPUT_WEIGHT_LIMIT;
+    assert_eq!((p.values[0], p.values[last]), (limit, -limit));
+    assert_eq!(p.values[1], 0.5 * limit);
+    assert_eq!(p.at_limit(), 2);
 }
