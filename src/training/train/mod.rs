@@ -226,11 +226,18 @@ fn start(config: &Config) -> Result<(Params, Adam, u32), String> {
                 .filter(|l| !run.lines().any(|n| n == *l))
                 .collect();
             if !missing.is_empty() || !new.is_empty() {
+                let list = |v: Vec<&str>| {
+                    if v.is_empty() {
+                        "nothing else".to_string()
+                    } else {
+                        v.join(", ")
+                    }
+                };
                 return Err(format!(
                     "{checkpoint} was written by another run: it had {}, this command has {} \
                      (a run resumes with the flags and data files it started with)",
-                    missing.join(", "),
-                    new.join(", ")
+                    list(missing),
+                    list(new)
                 ));
             }
         }

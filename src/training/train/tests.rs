@@ -594,35 +594,27 @@ fn checkpoints_round_trip() {
         std::fs::write(&path, &new[..new.len() - 4]).unwrap();
         let refused = model::load_checkpoint(&path).err().unwrap();
         assert!(refused.contains("truncated"), "{refused}");
-        // The floats begin after the header, the layout and the record.
+        // The floats begin after the header, the layout and the record. An earlier format:
+        // its magic, the header's fields it had, the floats; read back without a record.
         let floats = &new[104 + record.len()..];
-        // Before the run's record: magic SCOUTCK3.
-        let mut ck3 = b"SCOUTCK3".to_vec();
-        ck3.extend_from_slice(&new[8..100]);
-        ck3.extend_from_slice(floats);
-        std::fs::write(&path, &ck3).unwrap();
-        let back = model::load_checkpoint(&path).unwrap();
-        assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
-        assert_eq!(back.run, None);
+        let earlier = |magic: &[u8], fields: &[&[u8]]| {
+            let bytes = [&[magic][..], fields, &[floats][..]].concat().concat();
+            std::fs::write(&path, &bytes).unwrap();
+            let back = model::load_checkpoint(&path).unwrap();
+            assert_eq!((&back.params, back.epochs_done), (&p, 3));
+            assert!(back.run.is_none());
+            bytes
+        };
+        // Before the run's record: SCOUTCK3 (the layout, no record).
+        earlier(b"SCOUTCK3", &[&new[8..100]]);
         if kb != KingBuckets::NONE {
             continue;
         }
-        // Before king buckets: magic SCOUTCK2, no layout.
-        let mut ck2 = b"SCOUTCK2".to_vec();
-        ck2.extend_from_slice(&new[8..28]);
-        ck2.extend_from_slice(floats);
-        std::fs::write(&path, &ck2).unwrap();
-        let back = model::load_checkpoint(&path).unwrap();
-        assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
+        // Before king buckets: SCOUTCK2, no layout.
+        earlier(b"SCOUTCK2", &[&new[8..28]]);
         if buckets == 1 {
-            // Before output buckets: magic SCOUTCKP, no bucket count.
-            let mut old = b"SCOUTCKP".to_vec();
-            old.extend_from_slice(&new[8..12]);
-            old.extend_from_slice(&new[16..28]);
-            old.extend_from_slice(floats);
-            std::fs::write(&path, &old).unwrap();
-            let back = model::load_checkpoint(&path).unwrap();
-            assert_eq!((back.params, back.epochs_done), (p.clone(), 3));
+            // Before output buckets: SCOUTCKP, no bucket count.
+            let old = earlier(b"SCOUTCKP", &[&new[8..12], &new[16..28]]);
             std::fs::write(&path, &old[..old.len() - 4]).unwrap();
             let refused = model::load_checkpoint(&path).err().unwrap();
             assert!(refused.contains("truncated"), "{refused}");
