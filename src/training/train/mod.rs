@@ -132,6 +132,11 @@ impl Config {
         }
     }
 
+    /// Where the run's checkpoint goes: beside the net, `--out` plus `.ckpt`.
+    pub fn checkpoint(&self) -> String {
+        format!("{}.ckpt", self.out)
+    }
+
     /// What a resumed run must repeat to continue exactly, one flag or data file a line, as
     /// its checkpoint records it: the schedule, the objective, the seed, and each data file
     /// with its size (a file that grew between slices renumbers the games after it, and so
@@ -204,9 +209,10 @@ fn parallel_loss(p: &Params, positions: &Positions, obj: Objective, threads: usi
     total / positions.len() as f64
 }
 
-/// The parameters and Adam's state a run starts from, and the epochs already done.
-fn start(config: &Config) -> Result<(Params, Adam, u32), String> {
-    let checkpoint = format!("{}.ckpt", config.out);
+/// The parameters and Adam's state a run starts from, and the epochs already done; a resumed
+/// run's checkpoint must have been written by the run `record` describes.
+fn start(config: &Config, record: &str) -> Result<(Params, Adam, u32), String> {
+    let checkpoint = config.checkpoint();
     let kb = config.king_buckets;
     if config.resume {
         let model::Checkpoint {
@@ -216,7 +222,7 @@ fn start(config: &Config) -> Result<(Params, Adam, u32), String> {
             run,
         } = model::load_checkpoint(&checkpoint)?;
         if let Some(run) = run {
-            let now = config.run_record()?;
+            let now = record;
             let missing: Vec<&str> = run
                 .lines()
                 .filter(|l| !now.lines().any(|n| n == *l))
@@ -354,8 +360,9 @@ pub fn train(
     {
         return Err("no training positions".to_string());
     }
-    let checkpoint = format!("{}.ckpt", config.out);
-    let (mut params, mut adam, first_epoch) = start(config)?;
+    let checkpoint = config.checkpoint();
+    let record = config.run_record()?;
+    let (mut params, mut adam, first_epoch) = start(config, &record)?;
     let threads = config.threads.max(1);
     let mut grads: Vec<Params> = (0..threads).map(|_| params.zeros_like()).collect();
     let mut order: Vec<u32> = Vec::new();
@@ -380,7 +387,6 @@ pub fn train(
             }
         ));
     }
-    let record = config.run_record()?;
     for epoch in first_epoch..last_epoch {
         let epoch_start = Instant::now();
         let lr = learning_rate(config.lr, config.lr_end, epoch, config.epochs);
@@ -508,7 +514,7 @@ pub fn run(config: &Config) -> Result<(), String> {
             config.weight_decay
         ));
     }
-    let checkpoint = format!("{}.ckpt", config.out);
+    let checkpoint = config.checkpoint();
     if !config.resume && std::path::Path::new(&checkpoint).exists() {
         return Err(format!(
             "{checkpoint} exists: --resume true continues its run; to start another, remove it \
