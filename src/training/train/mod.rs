@@ -222,12 +222,11 @@ fn start(config: &Config, record: &str) -> Result<(Params, Adam, u32), String> {
             run,
         } = model::load_checkpoint(&checkpoint)?;
         if let Some(run) = run {
-            let now = record;
             let missing: Vec<&str> = run
                 .lines()
-                .filter(|l| !now.lines().any(|n| n == *l))
+                .filter(|l| !record.lines().any(|n| n == *l))
                 .collect();
-            let new: Vec<&str> = now
+            let new: Vec<&str> = record
                 .lines()
                 .filter(|l| !run.lines().any(|n| n == *l))
                 .collect();
