@@ -571,7 +571,7 @@ mod tests {
 
     use shakmaty::{CastlingMode, Move};
 
-    use super::super::{Limits, SearchResult, Searcher, SharedFlags, Silent};
+    use super::super::{Limits, RootMove, SearchResult, Searcher, SharedFlags, Silent};
     use crate::position::Position;
     use crate::score::INFINITY;
     use crate::time::TimeManager;
@@ -598,8 +598,8 @@ mod tests {
         search(pos, limits)
     }
 
-    fn nodes_of(s: &Searcher, mv: Move) -> u64 {
-        s.root_moves.iter().find(|rm| rm.mv == mv).unwrap().nodes
+    fn root_move(s: &Searcher, mv: Move) -> &RootMove {
+        s.root_moves.iter().find(|rm| rm.mv == mv).unwrap()
     }
 
     /// A search stopped inside an iteration plays the last completed iteration's best move or
@@ -624,7 +624,8 @@ mod tests {
             for depth in 2..=7 {
                 let (after, next) = to_depth(&pos, depth);
                 // The nodes the root spent when the first move of `depth` was done.
-                let first_done = done.nodes + nodes_of(&after, first) - nodes_of(&before, first);
+                let first_done =
+                    done.nodes + root_move(&after, first).nodes - root_move(&before, first).nodes;
                 for extra in [2, 30, 300, 1_500] {
                     let limits = Limits {
                         nodes: Some(first_done + extra),
@@ -647,9 +648,10 @@ mod tests {
                             ..Limits::default()
                         },
                     );
-                    let rm = cut.root_moves.iter().find(|rm| rm.mv == played).unwrap();
-                    let old = before.root_moves.iter().find(|rm| rm.mv == played).unwrap();
-                    let unfinished = rm.nodes == old.nodes || nodes_of(&longer, played) > rm.nodes;
+                    let rm = root_move(&cut, played);
+                    let old = root_move(&before, played);
+                    let unfinished =
+                        rm.nodes == old.nodes || root_move(&longer, played).nodes > rm.nodes;
                     assert!(
                         rm.score > -INFINITY && !(unfinished && rm.score == old.score),
                         "{fen} stopped at depth {depth}: {played} played on its score from \
