@@ -4,7 +4,7 @@
 //! Every table is updated with "gravity": `h += bonus - h * |bonus| / MAX`, which keeps values
 //! in (-MAX, MAX) and lets recent results outweigh old ones.
 
-use shakmaty::{Color, Move, Role, Square};
+use shakmaty::{Bitboard, Color, Move, Role, Square};
 
 /// Index 0..12 of the moving piece (colour and role) for history tables.
 #[inline]
@@ -20,7 +20,8 @@ const PIECE_TO: usize = 12 * 64;
 /// All history tables of one search thread.
 #[derive(Clone, Debug)]
 pub struct Histories {
-    /// Quiet moves by side to move, from-square and to-square ("butterfly" history).
+    /// Quiet moves by side to move, whether the enemy attacks the from-square and the
+    /// to-square, from-square and to-square ("butterfly" history split by threats).
     quiet: Vec<i16>,
     /// Captures by moving piece, to-square and captured role.
     capture: Vec<i16>,
@@ -33,7 +34,7 @@ pub struct Histories {
 impl Default for Histories {
     fn default() -> Self {
         Histories {
-            quiet: vec![0; 2 * 64 * 64],
+            quiet: vec![0; 2 * 4 * 64 * 64],
             capture: vec![0; PIECE_TO * 6],
             cont: vec![0; PIECE_TO * PIECE_TO],
             counter: vec![None; PIECE_TO],
@@ -60,12 +61,16 @@ impl Histories {
         *self = Histories::default();
     }
 
-    /// The butterfly slot of a quiet move, by shakmaty's squares: castling goes to the rook's
-    /// square, and only a drop (which chess does not have) lacks a from-square.
+    /// The butterfly slot of a quiet move, by shakmaty's squares (castling goes to the rook's
+    /// square, and only a drop, which chess does not have, lacks a from-square) and by whether
+    /// the squares are among those the enemy attacks (`threatened`): the same move is another
+    /// bet when it leaves or enters an attacked square.
     #[inline]
-    fn quiet_index(us: Color, m: Move) -> usize {
+    fn quiet_index(us: Color, m: Move, threatened: Bitboard) -> usize {
         let from = m.from().unwrap_or_else(|| m.to());
-        (us as usize) * 4096 + (from as usize) * 64 + m.to() as usize
+        let context = 2 * usize::from(threatened.contains(from))
+            + usize::from(threatened.contains(m.to()));
+        ((us as usize) * 4 + context) * 4096 + (from as usize) * 64 + m.to() as usize
     }
 
     #[inline]
@@ -91,11 +96,18 @@ impl Histories {
         self.capture[Self::capture_index(us, m)] as i32
     }
 
-    /// Ordering score of a quiet move: butterfly plus both continuation histories.
+    /// Ordering score of a quiet move: butterfly (for the enemy's attacks `threatened`) plus
+    /// both continuation histories.
     #[inline]
-    pub fn quiet_score(&self, us: Color, m: Move, cont: &[Option<(usize, Square)>; 2]) -> i32 {
+    pub fn quiet_score(
+        &self,
+        us: Color,
+        m: Move,
+        threatened: Bitboard,
+        cont: &[Option<(usize, Square)>; 2],
+    ) -> i32 {
         let cur = Self::piece_to(us, m);
-        let mut s = self.quiet[Self::quiet_index(us, m)] as i32;
+        let mut s = self.quiet[Self::quiet_index(us, m, threatened)] as i32;
         for prev in cont.iter().flatten() {
             s += self.cont[Self::cont_index(*prev, cur)] as i32;
         }
@@ -107,7 +119,8 @@ impl Histories {
         prev.and_then(|(p, sq)| self.counter[p * 64 + sq as usize])
     }
 
-    /// Rewards the quiet move `best` that caused a cutoff and punishes the quiets tried before it.
+    /// Rewards the quiet move `best` that caused a cutoff and punishes the quiets tried before
+    /// it, in a node where the enemy attacks `threatened`.
     pub fn update_quiets(
         &mut self,
         us: Color,
@@ -115,12 +128,13 @@ impl Histories {
         tried: &[Move],
         depth: i32,
         cont: &[Option<(usize, Square)>; 2],
+        threatened: Bitboard,
     ) {
         let b = bonus(depth);
-        self.update_quiet(us, best, b, cont);
+        self.update_quiet(us, best, b, cont, threatened);
         for &m in tried {
             if m != best {
-                self.update_quiet(us, m, -b, cont);
+                self.update_quiet(us, m, -b, cont, threatened);
             }
         }
         if let Some((p, sq)) = cont[0] {
@@ -128,8 +142,15 @@ impl Histories {
         }
     }
 
-    fn update_quiet(&mut self, us: Color, m: Move, b: i32, cont: &[Option<(usize, Square)>; 2]) {
-        gravity(&mut self.quiet[Self::quiet_index(us, m)], b);
+    fn update_quiet(
+        &mut self,
+        us: Color,
+        m: Move,
+        b: i32,
+        cont: &[Option<(usize, Square)>; 2],
+        threatened: Bitboard,
+    ) {
+        gravity(&mut self.quiet[Self::quiet_index(us, m, threatened)], b);
         let cur = Self::piece_to(us, m);
         for prev in cont.iter().flatten() {
             gravity(&mut self.cont[Self::cont_index(*prev, cur)], b);

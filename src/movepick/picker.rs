@@ -33,49 +33,70 @@ const GOOD_NOISY_SEE: i32 = -50;
 /// one that walks into such an attack: about the weight of the two histories together.
 const ESCAPE: i32 = 16_384;
 
-/// The squares where a piece of the side to move is attacked by a cheaper enemy piece: for
-/// knights and bishops (attacked by a pawn), rooks (by a pawn or minor piece) and queens (by a
-/// pawn, minor piece or rook), in that order.
-fn threats(pos: &Chess) -> [Bitboard; 3] {
-    let board = pos.board();
-    let them = !pos.turn();
-    let occupied = board.occupied();
-    // Pawn attacks by shifting all pawns at once (a pawn on the a-file or h-file attacks
-    // one square only).
-    let pawns = board.pawns() & board.by_color(them);
-    let (towards_a, towards_h) = match them {
-        Color::White => (7, 9),
-        Color::Black => (-9, -7),
-    };
-    let by_pawns = (pawns & !Bitboard::from_file(File::A)).shift(towards_a)
-        | (pawns & !Bitboard::from_file(File::H)).shift(towards_h);
-    let mut by_minors = by_pawns;
-    for sq in board.knights() & board.by_color(them) {
-        by_minors |= attacks::knight_attacks(sq);
-    }
-    for sq in board.bishops() & board.by_color(them) {
-        by_minors |= attacks::bishop_attacks(sq, occupied);
-    }
-    let mut by_rooks = by_minors;
-    for sq in board.rooks() & board.by_color(them) {
-        by_rooks |= attacks::rook_attacks(sq, occupied);
-    }
-    [by_pawns, by_minors, by_rooks]
+/// What the side not to move attacks, for ordering quiet moves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Threats {
+    /// The squares where a piece of the side to move is attacked by a cheaper enemy piece: for
+    /// knights and bishops (attacked by a pawn), rooks (by a pawn or minor piece) and queens (by
+    /// a pawn, minor piece or rook), in that order.
+    by_cheaper: [Bitboard; 3],
+    /// Every square an enemy piece attacks (the butterfly history's context).
+    pub all: Bitboard,
 }
 
-/// The threat bonus of the quiet move `m` (see [`ESCAPE`]).
-fn escape_bonus(m: Move, threats: &[Bitboard; 3]) -> i32 {
-    let danger = match m.role() {
-        Role::Knight | Role::Bishop => threats[0],
-        Role::Rook => threats[1],
-        Role::Queen => threats[2],
-        _ => return 0,
-    };
-    let from = m.from().is_some_and(|sq| danger.contains(sq));
-    match (from, danger.contains(m.to())) {
-        (true, false) => ESCAPE,
-        (_, true) => -ESCAPE,
-        _ => 0,
+impl Threats {
+    pub fn of(pos: &Chess) -> Threats {
+        let board = pos.board();
+        let them = !pos.turn();
+        let theirs = board.by_color(them);
+        let occupied = board.occupied();
+        // Pawn attacks by shifting all pawns at once (a pawn on the a-file or h-file attacks
+        // one square only).
+        let pawns = board.pawns() & theirs;
+        let (towards_a, towards_h) = match them {
+            Color::White => (7, 9),
+            Color::Black => (-9, -7),
+        };
+        let by_pawns = (pawns & !Bitboard::from_file(File::A)).shift(towards_a)
+            | (pawns & !Bitboard::from_file(File::H)).shift(towards_h);
+        let mut by_minors = by_pawns;
+        for sq in board.knights() & theirs {
+            by_minors |= attacks::knight_attacks(sq);
+        }
+        for sq in board.bishops() & theirs {
+            by_minors |= attacks::bishop_attacks(sq, occupied);
+        }
+        let mut by_rooks = by_minors;
+        for sq in board.rooks() & theirs {
+            by_rooks |= attacks::rook_attacks(sq, occupied);
+        }
+        let mut all = by_rooks;
+        for sq in board.queens() & theirs {
+            all |= attacks::queen_attacks(sq, occupied);
+        }
+        if let Some(king) = board.king_of(them) {
+            all |= attacks::king_attacks(king);
+        }
+        Threats {
+            by_cheaper: [by_pawns, by_minors, by_rooks],
+            all,
+        }
+    }
+
+    /// The threat bonus of the quiet move `m` (see [`ESCAPE`]).
+    fn escape_bonus(&self, m: Move) -> i32 {
+        let danger = match m.role() {
+            Role::Knight | Role::Bishop => self.by_cheaper[0],
+            Role::Rook => self.by_cheaper[1],
+            Role::Queen => self.by_cheaper[2],
+            _ => return 0,
+        };
+        let from = m.from().is_some_and(|sq| danger.contains(sq));
+        match (from, danger.contains(m.to())) {
+            (true, false) => ESCAPE,
+            (_, true) => -ESCAPE,
+            _ => 0,
+        }
     }
 }
 
@@ -206,6 +227,8 @@ pub struct MovePicker {
     bad: ScoredMoves,
     quiescence: bool,
     ctx: OrderingContext,
+    /// The enemy's attacks, once a stage has needed them.
+    threats: Option<Threats>,
 }
 
 impl MovePicker {
@@ -218,6 +241,7 @@ impl MovePicker {
             bad: ScoredMoves::default(),
             quiescence: false,
             ctx,
+            threats: None,
         }
     }
 
@@ -316,11 +340,16 @@ impl MovePicker {
         (fresh && !is_quiescence_move(m) && pos.is_legal(m)).then_some(m)
     }
 
+    /// The enemy's attacks in `pos` (the picker's position), computed once.
+    pub fn threats(&mut self, pos: &Chess) -> Threats {
+        *self.threats.get_or_insert_with(|| Threats::of(pos))
+    }
+
     /// The quiet moves by history, a piece in danger moved out of it first; quiet
     /// under-promotions go after the losing captures. Every move yielded before is left out.
     fn generate_quiets(&mut self, pos: &Chess, hist: &Histories) {
         let us = pos.turn();
-        let threats = threats(pos);
+        let threats = self.threats(pos);
         let yielded = [
             self.tt_move,
             self.ctx.killers[0],
@@ -359,9 +388,9 @@ impl MovePicker {
             self.list.moves.retain(|m| *m != tt);
         }
         let threats = if self.quiescence {
-            [Bitboard::EMPTY; 3]
+            Threats::default()
         } else {
-            threats(pos)
+            self.threats(pos)
         };
         for &m in self.list.moves.iter() {
             let s = ordering_score(pos, hist, m, &self.ctx, &threats, self.quiescence);
@@ -383,9 +412,9 @@ fn quiet_score(
     us: Color,
     m: Move,
     ctx: &OrderingContext,
-    threats: &[Bitboard; 3],
+    threats: &Threats,
 ) -> i32 {
-    hist.quiet_score(us, m, &ctx.cont) + escape_bonus(m, threats)
+    hist.quiet_score(us, m, threats.all, &ctx.cont) + threats.escape_bonus(m)
 }
 
 /// The one definition of a move's place in the order (the staged picker follows it stage by
@@ -396,7 +425,7 @@ fn ordering_score(
     hist: &Histories,
     m: Move,
     ctx: &OrderingContext,
-    threats: &[Bitboard; 3],
+    threats: &Threats,
     quiescence: bool,
 ) -> i32 {
     let us = pos.turn();
@@ -551,7 +580,8 @@ mod tests {
                     if is_noisy(best) {
                         hist.update_captures(us, Some(best), &[other], depth);
                     } else {
-                        hist.update_quiets(us, best, &[other], depth, &cont);
+                        let threatened = Threats::of(pos.chess()).all;
+                        hist.update_quiets(us, best, &[other], depth, &cont, threatened);
                     }
                 }
                 let maybe = |rng: &mut StdRng| match rng.random_range(0..5) {
@@ -567,7 +597,7 @@ mod tests {
                 let tt = rng.random_bool(0.5).then(|| any(&mut rng));
 
                 let staged = drain(MovePicker::new(tt, ctx), pos.chess(), &hist);
-                let threats = threats(pos.chess());
+                let threats = Threats::of(pos.chess());
                 let mut sorted: Vec<(Move, i32)> = moves
                     .iter()
                     .filter(|m| Some(**m) != tt)

@@ -476,8 +476,9 @@ impl Searcher {
                     k[1] = k[0];
                     k[0] = Some(bm);
                 }
+                let threatened = picker.threats(pos.chess()).all;
                 self.histories
-                    .update_quiets(us, bm, &quiets_tried, depth, &cont);
+                    .update_quiets(us, bm, &quiets_tried, depth, &cont, threatened);
                 self.histories
                     .update_captures(us, None, &captures_tried, depth);
             } else {
