@@ -68,8 +68,8 @@ impl Histories {
     #[inline]
     fn quiet_index(us: Color, m: Move, threatened: Bitboard) -> usize {
         let from = m.from().unwrap_or_else(|| m.to());
-        let context = 2 * usize::from(threatened.contains(from))
-            + usize::from(threatened.contains(m.to()));
+        let context =
+            2 * usize::from(threatened.contains(from)) + usize::from(threatened.contains(m.to()));
         ((us as usize) * 4 + context) * 4096 + (from as usize) * 64 + m.to() as usize
     }
 
@@ -186,5 +186,31 @@ mod tests {
             gravity(&mut h, -1700);
         }
         assert!((h as i32) >= -HISTORY_MAX && (h as i32) < -HISTORY_MAX + 200);
+    }
+
+    #[test]
+    fn butterfly_history_is_split_by_the_enemys_attacks() {
+        // Ng1-f3 rewarded where the enemy attacks f3 (not g1) scores only where the enemy
+        // attacks f3 and not g1: the other three contexts are their own entries, and the
+        // squares the move does not touch do not matter.
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let cont = [None, None];
+        let (from, to) = (Bitboard::from(Square::G1), Bitboard::from(Square::F3));
+        let mut h = Histories::default();
+        h.update_quiets(Color::White, m, &[], 8, &cont, to);
+        let score = |threatened| h.quiet_score(Color::White, m, threatened, &cont);
+        assert_eq!(score(to), bonus(8));
+        assert_eq!(score(to | Bitboard::from(Square::A8)), bonus(8));
+        for other in [Bitboard::EMPTY, from, from | to] {
+            assert_eq!(score(other), 0, "{other:?}");
+        }
+        // Black's entries are apart from White's.
+        assert_eq!(h.quiet_score(Color::Black, m, to, &cont), 0);
     }
 }

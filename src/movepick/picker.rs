@@ -499,6 +499,36 @@ mod tests {
     }
 
     #[test]
+    fn threats_are_every_square_the_enemy_attacks() {
+        // On the perft suite's positions and a few random plies from each, the map of the
+        // enemy's attacks is shakmaty's `attacks_to` asked square by square.
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(53);
+        let mut checked = 0;
+        for line in include_str!("../../tests/data/perft/standard.epd").lines() {
+            let fen = line.split(';').next().unwrap().trim();
+            let mut pos = Pos::from_fen(fen, CastlingMode::Standard).unwrap();
+            for _ in 0..6 {
+                let board = pos.chess().board();
+                let them = !pos.turn();
+                let all = Threats::of(pos.chess()).all;
+                for sq in Square::ALL {
+                    let attacked = board.attacks_to(sq, them, board.occupied()).any();
+                    assert_eq!(all.contains(sq), attacked, "{} {sq}", pos.fen());
+                }
+                checked += 1;
+                let moves = pos.chess().legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
+    #[test]
     fn quiescence_takes_no_quiet_under_promotion_from_the_table() {
         // White can promote on b8 without capturing: to a queen (searched in quiescence) or to a
         // knight (not searched, even as the transposition table's move).
