@@ -64,7 +64,8 @@ impl Histories {
     /// The butterfly slot of a quiet move, by shakmaty's squares (castling goes to the rook's
     /// square, and only a drop, which chess does not have, lacks a from-square) and by whether
     /// the squares are among those the enemy attacks (`threatened`): the same move is another
-    /// bet when it leaves or enters an attacked square.
+    /// bet when it leaves or enters an attacked square. (+23.7 +/- 16.4 at 25,000 nodes a move
+    /// against the one table, 1,000 games; docs/results.md, session 53.)
     #[inline]
     fn quiet_index(us: Color, m: Move, threatened: Bitboard) -> usize {
         let from = m.from().unwrap_or_else(|| m.to());

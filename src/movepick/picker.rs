@@ -456,6 +456,16 @@ mod tests {
     use crate::position::Position as Pos;
     use shakmaty::CastlingMode;
 
+    /// The positions of the perft suite (the tests play random plies on from each).
+    fn perft_suite() -> impl Iterator<Item = Pos> {
+        include_str!("../../tests/data/perft/standard.epd")
+            .lines()
+            .map(|line| {
+                let fen = line.split(';').next().unwrap().trim();
+                Pos::from_fen(fen, CastlingMode::Standard).unwrap()
+            })
+    }
+
     /// Every move the picker yields, with its score, in order.
     fn drain(mut picker: MovePicker, pos: &Chess, hist: &Histories) -> Vec<(Move, i32)> {
         let mut moves = Vec::new();
@@ -506,9 +516,7 @@ mod tests {
         use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(53);
         let mut checked = 0;
-        for line in include_str!("../../tests/data/perft/standard.epd").lines() {
-            let fen = line.split(';').next().unwrap().trim();
-            let mut pos = Pos::from_fen(fen, CastlingMode::Standard).unwrap();
+        for mut pos in perft_suite() {
             for _ in 0..6 {
                 let board = pos.chess().board();
                 let them = !pos.turn();
@@ -585,9 +593,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(21);
         let mut seen: Vec<Move> = Vec::new();
         let mut checked = 0;
-        for line in include_str!("../../tests/data/perft/standard.epd").lines() {
-            let fen = line.split(';').next().unwrap().trim();
-            let mut pos = Pos::from_fen(fen, CastlingMode::Standard).unwrap();
+        for mut pos in perft_suite() {
             for _ in 0..8 {
                 let moves = pos.chess().legal_moves();
                 if moves.is_empty() {
