@@ -128,14 +128,14 @@ impl Histories {
         best: Move,
         tried: &[Move],
         depth: i32,
-        cont: &[Option<(usize, Square)>; 2],
         threatened: Bitboard,
+        cont: &[Option<(usize, Square)>; 2],
     ) {
         let b = bonus(depth);
-        self.update_quiet(us, best, b, cont, threatened);
+        self.update_quiet(us, best, b, threatened, cont);
         for &m in tried {
             if m != best {
-                self.update_quiet(us, m, -b, cont, threatened);
+                self.update_quiet(us, m, -b, threatened, cont);
             }
         }
         if let Some((p, sq)) = cont[0] {
@@ -148,8 +148,8 @@ impl Histories {
         us: Color,
         m: Move,
         b: i32,
-        cont: &[Option<(usize, Square)>; 2],
         threatened: Bitboard,
+        cont: &[Option<(usize, Square)>; 2],
     ) {
         gravity(&mut self.quiet[Self::quiet_index(us, m, threatened)], b);
         let cur = Self::piece_to(us, m);
@@ -204,7 +204,7 @@ mod tests {
         let cont = [None, None];
         let (from, to) = (Bitboard::from(Square::G1), Bitboard::from(Square::F3));
         let mut h = Histories::default();
-        h.update_quiets(Color::White, m, &[], 8, &cont, to);
+        h.update_quiets(Color::White, m, &[], 8, to, &cont);
         let score = |threatened| h.quiet_score(Color::White, m, threatened, &cont);
         assert_eq!(score(to), bonus(8));
         assert_eq!(score(to | Bitboard::from(Square::A8)), bonus(8));

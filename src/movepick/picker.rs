@@ -45,6 +45,7 @@ pub struct Threats {
 }
 
 impl Threats {
+    /// The attacks of the side not to move in `pos` (each piece's on the current occupancy).
     pub fn of(pos: &Chess) -> Threats {
         let board = pos.board();
         let them = !pos.turn();
@@ -617,7 +618,7 @@ mod tests {
                         hist.update_captures(us, Some(best), &[other], depth);
                     } else {
                         let threatened = Threats::of(pos.chess()).all;
-                        hist.update_quiets(us, best, &[other], depth, &cont, threatened);
+                        hist.update_quiets(us, best, &[other], depth, threatened, &cont);
                     }
                 }
                 let maybe = |rng: &mut StdRng| match rng.random_range(0..5) {

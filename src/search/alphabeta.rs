@@ -478,7 +478,7 @@ impl Searcher {
                 }
                 let threatened = picker.threats(pos.chess()).all;
                 self.histories
-                    .update_quiets(us, bm, &quiets_tried, depth, &cont, threatened);
+                    .update_quiets(us, bm, &quiets_tried, depth, threatened, &cont);
                 self.histories
                     .update_captures(us, None, &captures_tried, depth);
             } else {
