@@ -34,15 +34,17 @@ pub struct Entry {
     /// Depth searched, in plies.
     pub depth: i32,
     pub bound: Bound,
+    /// The node was searched as (or below the TT line of) a principal-variation node.
+    pub pv: bool,
     pub generation: u8,
 }
 
 const BUCKET: usize = 4;
-const GEN_BITS: u64 = 6;
+const GEN_BITS: u64 = 5;
 const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
 
 impl Entry {
-    // data layout: mv 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 6
+    // data layout: mv 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 5 | pv 1
     fn pack(self) -> u64 {
         (self.mv as u64)
             | ((self.score as i16 as u16 as u64) << 16)
@@ -50,6 +52,7 @@ impl Entry {
             | ((self.depth.clamp(0, 255) as u64) << 48)
             | ((self.bound as u64) << 56)
             | (((self.generation as u64) & GEN_MASK) << 58)
+            | (u64::from(self.pv) << 63)
     }
 
     fn unpack(data: u64) -> Option<Entry> {
@@ -59,6 +62,7 @@ impl Entry {
             eval: (data >> 32) as u16 as i16 as i32,
             depth: ((data >> 48) & 0xff) as i32,
             bound: bound_from_bits((data >> 56) & 3)?,
+            pv: data >> 63 != 0,
             generation: ((data >> 58) & GEN_MASK) as u8,
         })
     }
@@ -180,7 +184,17 @@ impl TranspositionTable {
     /// Stores a result. `score` must already be node-relative (`score_to_tt`); `eval` is the
     /// node's static evaluation, clamped here into the stored range (a node in check has none
     /// and passes `-INFINITY`).
-    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        key: u64,
+        mv: u16,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        pv: bool,
+    ) {
         let eval = eval.clamp(-MATE_BOUND, MATE_BOUND);
         let start = self.bucket_start(key);
         let generation = self.generation();
@@ -199,6 +213,7 @@ impl TranspositionTable {
                     eval: 0,
                     depth: 0,
                     bound: Bound::Upper,
+                    pv: false,
                     generation,
                 });
                 if bound != Bound::Exact && old.generation == generation && old.depth > depth + 3 {
@@ -213,6 +228,7 @@ impl TranspositionTable {
                     eval,
                     depth,
                     bound,
+                    pv,
                     generation,
                 );
                 return;
@@ -238,6 +254,7 @@ impl TranspositionTable {
             eval,
             depth,
             bound,
+            pv,
             generation,
         );
     }
@@ -253,6 +270,7 @@ impl TranspositionTable {
         eval: i32,
         depth: i32,
         bound: Bound,
+        pv: bool,
         generation: u8,
     ) {
         let data = Entry {
@@ -261,6 +279,7 @@ impl TranspositionTable {
             eval,
             depth,
             bound,
+            pv,
             generation,
         }
         .pack();
@@ -302,7 +321,8 @@ mod tests {
             eval: 1234,
             depth: 77,
             bound: Bound::Lower,
-            generation: 45,
+            pv: true,
+            generation: 27,
         };
         assert_eq!(Entry::unpack(e.pack()), Some(e));
     }
@@ -310,7 +330,7 @@ mod tests {
     #[test]
     fn store_and_probe() {
         let tt = TranspositionTable::new(1);
-        tt.store(0x1234_5678_9abc_def0, 77, 55, -20, 9, Bound::Exact);
+        tt.store(0x1234_5678_9abc_def0, 77, 55, -20, 9, Bound::Exact, false);
         let e = tt.probe(0x1234_5678_9abc_def0).unwrap();
         assert_eq!(
             (e.mv, e.score, e.eval, e.depth, e.bound),
@@ -352,6 +372,7 @@ mod tests {
                 0,
                 1,
                 Bound::Exact,
+                false,
             );
         }
         assert!(tt.hashfull() > 900);

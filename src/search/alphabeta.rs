@@ -95,6 +95,8 @@ impl Searcher {
         };
         let tt_move = entry.and_then(|e| movepick::decode(pos.chess(), e.mv));
         let tt_score = entry.map(|e| score_from_tt(e.score, ply));
+        // A PV node, or one a PV once passed through: its moves are reduced less.
+        let tt_pv = pv_node || entry.is_some_and(|e| e.pv);
         if let (Some(e), Some(s)) = (entry, tt_score)
             && !pv_node
             && e.depth >= depth
@@ -157,6 +159,7 @@ impl Searcher {
                         raw_eval,
                         (depth + 6).min(MAX_PLY as i32 - 1),
                         bound,
+                        tt_pv,
                     );
                 }
                 return score;
@@ -400,7 +403,7 @@ impl Searcher {
                     // Late-move reductions: bets that late moves are worse than the first.
                     // (+132.9 +/- 53.8)
                     reduction = self.lmr.get(depth, legal);
-                    reduction -= i32::from(pv_node);
+                    reduction -= i32::from(tt_pv);
                     reduction += i32::from(!improving);
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
@@ -498,6 +501,7 @@ impl Searcher {
                 raw_eval,
                 depth,
                 bound,
+                tt_pv,
             );
         }
 

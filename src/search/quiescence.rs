@@ -167,6 +167,7 @@ impl Searcher {
                 raw_eval,
                 0,
                 bound,
+                pv_node || entry.is_some_and(|e| e.pv),
             );
         }
         best_score
