@@ -22,7 +22,7 @@ fn bound_from_bits(bits: u64) -> Option<Bound> {
     }
 }
 
-/// One probed entry, unpacked.
+/// One result, as stored and as probed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// Encoded best move (`movepick::encode`), 0 for none.
@@ -34,9 +34,8 @@ pub struct Entry {
     /// Depth searched, in plies.
     pub depth: i32,
     pub bound: Bound,
-    /// The node was searched as (or below the TT line of) a principal-variation node.
+    /// The node was searched as a principal-variation node, or below an entry that was.
     pub pv: bool,
-    pub generation: u8,
 }
 
 const BUCKET: usize = 4;
@@ -45,26 +44,27 @@ const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
 
 impl Entry {
     // data layout: mv 16 | score 16 | eval 16 | depth 8 | bound 2 | generation 5 | pv 1
-    fn pack(self) -> u64 {
+    fn pack(self, generation: u8) -> u64 {
         (self.mv as u64)
             | ((self.score as i16 as u16 as u64) << 16)
             | ((self.eval as i16 as u16 as u64) << 32)
             | ((self.depth.clamp(0, 255) as u64) << 48)
             | ((self.bound as u64) << 56)
-            | (((self.generation as u64) & GEN_MASK) << 58)
+            | (((generation as u64) & GEN_MASK) << 58)
             | (u64::from(self.pv) << 63)
     }
 
-    fn unpack(data: u64) -> Option<Entry> {
-        Some(Entry {
+    /// The entry and the generation (search) that wrote it.
+    fn unpack(data: u64) -> Option<(Entry, u8)> {
+        let entry = Entry {
             mv: data as u16,
             score: (data >> 16) as u16 as i16 as i32,
             eval: (data >> 32) as u16 as i16 as i32,
             depth: ((data >> 48) & 0xff) as i32,
             bound: bound_from_bits((data >> 56) & 3)?,
             pv: data >> 63 != 0,
-            generation: ((data >> 58) & GEN_MASK) as u8,
-        })
+        };
+        Some((entry, ((data >> 58) & GEN_MASK) as u8))
     }
 }
 
@@ -175,27 +175,20 @@ impl TranspositionTable {
             let check = self.words[start + 2 * i].load(Ordering::Relaxed);
             let data = self.words[start + 2 * i + 1].load(Ordering::Relaxed);
             if check ^ data == key {
-                return Entry::unpack(data);
+                return Entry::unpack(data).map(|(e, _)| e);
             }
         }
         None
     }
 
-    /// Stores a result. `score` must already be node-relative (`score_to_tt`); `eval` is the
-    /// node's static evaluation, clamped here into the stored range (a node in check has none
-    /// and passes `-INFINITY`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn store(
-        &self,
-        key: u64,
-        mv: u16,
-        score: i32,
-        eval: i32,
-        depth: i32,
-        bound: Bound,
-        pv: bool,
-    ) {
-        let eval = eval.clamp(-MATE_BOUND, MATE_BOUND);
+    /// Stores a result. Its `score` must already be node-relative (`score_to_tt`); its `eval`
+    /// is the node's static evaluation, clamped here into the stored range (a node in check
+    /// has none and passes `-INFINITY`).
+    pub fn store(&self, key: u64, new: Entry) {
+        let mut new = Entry {
+            eval: new.eval.clamp(-MATE_BOUND, MATE_BOUND),
+            ..new
+        };
         let start = self.bucket_start(key);
         let generation = self.generation();
         let mut victim = 0;
@@ -207,37 +200,25 @@ impl TranspositionTable {
             if check ^ data == key {
                 // Same position: keep the old move when the new result has none, and keep a
                 // deeper result from this search unless the new one is exact.
-                let old = old.unwrap_or(Entry {
-                    mv: 0,
-                    score: 0,
-                    eval: 0,
-                    depth: 0,
-                    bound: Bound::Upper,
-                    pv: false,
-                    generation,
-                });
-                if bound != Bound::Exact && old.generation == generation && old.depth > depth + 3 {
-                    return;
+                if let Some((old, old_generation)) = old {
+                    if new.bound != Bound::Exact
+                        && old_generation == generation
+                        && old.depth > new.depth + 3
+                    {
+                        return;
+                    }
+                    if new.mv == 0 {
+                        new.mv = old.mv;
+                    }
                 }
-                let mv = if mv == 0 { old.mv } else { mv };
-                self.write(
-                    start + 2 * i,
-                    key,
-                    mv,
-                    score,
-                    eval,
-                    depth,
-                    bound,
-                    pv,
-                    generation,
-                );
+                self.write(start + 2 * i, key, new, generation);
                 return;
             }
             // Worth of keeping an entry: its depth, minus a penalty for each search it is old.
             let worth = match old {
                 None => i32::MIN,
-                Some(e) => {
-                    let age = (generation as i32 - e.generation as i32) & GEN_MASK as i32;
+                Some((e, g)) => {
+                    let age = (generation as i32 - g as i32) & GEN_MASK as i32;
                     e.depth - 8 * age
                 }
             };
@@ -246,43 +227,12 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        self.write(
-            start + 2 * victim,
-            key,
-            mv,
-            score,
-            eval,
-            depth,
-            bound,
-            pv,
-            generation,
-        );
+        self.write(start + 2 * victim, key, new, generation);
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn write(
-        &self,
-        at: usize,
-        key: u64,
-        mv: u16,
-        score: i32,
-        eval: i32,
-        depth: i32,
-        bound: Bound,
-        pv: bool,
-        generation: u8,
-    ) {
-        let data = Entry {
-            mv,
-            score,
-            eval,
-            depth,
-            bound,
-            pv,
-            generation,
-        }
-        .pack();
+    fn write(&self, at: usize, key: u64, entry: Entry, generation: u8) {
+        let data = entry.pack(generation);
         self.words[at].store(key ^ data, Ordering::Relaxed);
         self.words[at + 1].store(data, Ordering::Relaxed);
     }
@@ -295,8 +245,8 @@ impl TranspositionTable {
         for b in 0..sample {
             for i in 0..BUCKET {
                 let data = self.words[(b * BUCKET + i) * 2 + 1].load(Ordering::Relaxed);
-                if let Some(e) = Entry::unpack(data)
-                    && e.generation == generation
+                if let Some((_, g)) = Entry::unpack(data)
+                    && g == generation
                 {
                     used += 1;
                 }
@@ -322,20 +272,25 @@ mod tests {
             depth: 77,
             bound: Bound::Lower,
             pv: true,
-            generation: 27,
         };
-        assert_eq!(Entry::unpack(e.pack()), Some(e));
+        assert_eq!(Entry::unpack(e.pack(27)), Some((e, 27)));
+        let e = Entry { pv: false, ..e };
+        assert_eq!(Entry::unpack(e.pack(31)), Some((e, 31)));
     }
 
     #[test]
     fn store_and_probe() {
         let tt = TranspositionTable::new(1);
-        tt.store(0x1234_5678_9abc_def0, 77, 55, -20, 9, Bound::Exact, false);
-        let e = tt.probe(0x1234_5678_9abc_def0).unwrap();
-        assert_eq!(
-            (e.mv, e.score, e.eval, e.depth, e.bound),
-            (77, 55, -20, 9, Bound::Exact)
-        );
+        let stored = Entry {
+            mv: 77,
+            score: 55,
+            eval: -20,
+            depth: 9,
+            bound: Bound::Exact,
+            pv: true,
+        };
+        tt.store(0x1234_5678_9abc_def0, stored);
+        assert_eq!(tt.probe(0x1234_5678_9abc_def0), Some(stored));
         assert!(tt.probe(0x1234_5678_9abc_def1).is_none());
     }
 
@@ -365,15 +320,15 @@ mod tests {
         let tt = TranspositionTable::new(1);
         assert_eq!(tt.hashfull(), 0);
         for k in 0..100_000u64 {
-            tt.store(
-                k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
-                1,
-                0,
-                0,
-                1,
-                Bound::Exact,
-                false,
-            );
+            let entry = Entry {
+                mv: 1,
+                score: 0,
+                eval: 0,
+                depth: 1,
+                bound: Bound::Exact,
+                pv: false,
+            };
+            tt.store(k.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1, entry);
         }
         assert!(tt.hashfull() > 900);
         tt.new_search();

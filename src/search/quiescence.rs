@@ -7,7 +7,7 @@ use crate::params;
 use crate::position::Position;
 use crate::score::{Bound, DRAW, INFINITY, MAX_PLY, TB_BOUND, mated_in};
 use crate::see;
-use crate::tt::{score_from_tt, score_to_tt};
+use crate::tt::{Entry, score_from_tt, score_to_tt};
 
 impl Searcher {
     /// Step 4: quiescence search. Stand pat (the side to move may decline every capture),
@@ -162,12 +162,14 @@ impl Searcher {
             let bound = Bound::classify(best_score, alpha_orig, beta);
             self.tt.store(
                 pos.key(),
-                best_move.or(tt_move).map_or(0, movepick::encode),
-                score_to_tt(best_score, ply),
-                raw_eval,
-                0,
-                bound,
-                pv_node || entry.is_some_and(|e| e.pv),
+                Entry {
+                    mv: best_move.or(tt_move).map_or(0, movepick::encode),
+                    score: score_to_tt(best_score, ply),
+                    eval: raw_eval,
+                    depth: 0,
+                    bound,
+                    pv: pv_node || entry.is_some_and(|e| e.pv),
+                },
             );
         }
         best_score

@@ -669,4 +669,33 @@ mod tests {
             "{from_unfinished} moves from unfinished iterations"
         );
     }
+
+    /// The table marks the nodes a principal variation passed through: every position along
+    /// the line a search returns was searched with an open window, while the root's other
+    /// moves, refuted with null windows, were not (unless a re-search opened one for them).
+    /// (Mark every node, or none, and this test fails.)
+    #[test]
+    fn the_table_marks_the_principal_variation() {
+        let pos = Position::from_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        let (s, r) = to_depth(&pos, 9);
+        let mut along = pos.clone();
+        for m in r.lines[0].pv.iter().take(4) {
+            along = along.play(*m);
+            let e = s.tt.probe(along.key()).expect("a PV position is in the table");
+            assert!(e.pv, "after {m}: {}", along.fen());
+        }
+        let best = r.best.unwrap();
+        let unmarked = s
+            .root_moves
+            .iter()
+            .filter(|rm| rm.mv != best)
+            .filter_map(|rm| s.tt.probe(pos.play(rm.mv).key()))
+            .filter(|e| !e.pv)
+            .count();
+        assert!(unmarked >= 10, "{unmarked} root moves' replies unmarked");
+    }
 }
