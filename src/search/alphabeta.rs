@@ -97,7 +97,7 @@ impl Searcher {
         let tt_score = entry.map(|e| score_from_tt(e.score, ply));
         // A PV node, or one a principal variation once passed through (the table remembers):
         // the bet is that such a node may become the PV again, so its moves are reduced less.
-        // (+13.6 +/- 16.0 at 25,000 nodes, 1,000 games; docs/results.md, session 54.)
+        // (+13.0 +/- 11.4 at 25,000 nodes, 2,000 games; docs/results.md, session 54.)
         let tt_pv = pv_node || entry.is_some_and(|e| e.pv);
         if let (Some(e), Some(s)) = (entry, tt_score)
             && !pv_node
