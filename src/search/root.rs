@@ -685,7 +685,9 @@ mod tests {
         let mut along = pos.clone();
         for m in r.lines[0].pv.iter().take(4) {
             along = along.play(*m);
-            let e = s.tt.probe(along.key()).expect("a PV position is in the table");
+            let e =
+                s.tt.probe(along.key())
+                    .expect("a PV position is in the table");
             assert!(e.pv, "after {m}: {}", along.fen());
         }
         let best = r.best.unwrap();
