@@ -5,7 +5,8 @@
 //! as a miss instead of a corrupt hit (the "lockless hashing" scheme). Entries are grouped
 //! in buckets of four (one 64-byte cache line); replacement prefers shallow and old entries.
 //! Mate and tablebase scores are stored relative to the node (see `score_to_tt` /
-//! `score_from_tt`).
+//! `score_from_tt`). A bit marks the entries of nodes a principal variation passed through
+//! (`is_tt_pv`).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -66,6 +67,13 @@ impl Entry {
         };
         Some((entry, ((data >> 58) & GEN_MASK) as u8))
     }
+}
+
+/// Whether a node is "TT-PV": a PV node now, or one whose entry says a principal variation
+/// passed through it. The node stores the answer again, so the mark lasts.
+#[inline]
+pub fn is_tt_pv(pv_node: bool, entry: Option<Entry>) -> bool {
+    pv_node || entry.is_some_and(|e| e.pv)
 }
 
 /// Converts a score from "plies to mate from the root" to "plies to mate from this node"

@@ -17,7 +17,7 @@ use crate::params;
 use crate::position::Position;
 use crate::score::{Bound, DRAW, INFINITY, MAX_PLY, TB_BOUND, mate_in, mated_in};
 use crate::see;
-use crate::tt::{Entry, score_from_tt, score_to_tt};
+use crate::tt::{Entry, is_tt_pv, score_from_tt, score_to_tt};
 
 /// Late-move reduction table, indexed by depth and move number.
 pub(super) struct LmrTable([[i32; 64]; 64]);
@@ -98,7 +98,7 @@ impl Searcher {
         // A PV node, or one a principal variation once passed through (the table remembers):
         // the bet is that such a node may become the PV again, so its moves are reduced less.
         // (+13.0 +/- 11.4 at 25,000 nodes, 2,000 games; docs/results.md, session 54.)
-        let tt_pv = pv_node || entry.is_some_and(|e| e.pv);
+        let tt_pv = is_tt_pv(pv_node, entry);
         if let (Some(e), Some(s)) = (entry, tt_score)
             && !pv_node
             && e.depth >= depth

@@ -7,7 +7,7 @@ use crate::params;
 use crate::position::Position;
 use crate::score::{Bound, DRAW, INFINITY, MAX_PLY, TB_BOUND, mated_in};
 use crate::see;
-use crate::tt::{Entry, score_from_tt, score_to_tt};
+use crate::tt::{Entry, is_tt_pv, score_from_tt, score_to_tt};
 
 impl Searcher {
     /// Step 4: quiescence search. Stand pat (the side to move may decline every capture),
@@ -168,7 +168,7 @@ impl Searcher {
                     eval: raw_eval,
                     depth: 0,
                     bound,
-                    pv: pv_node || entry.is_some_and(|e| e.pv),
+                    pv: is_tt_pv(pv_node, entry),
                 },
             );
         }
