@@ -13,7 +13,7 @@
 //! 0's data came from the handcrafted evaluation that preceded the nets: see the README.)
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -101,22 +101,32 @@ pub fn run(config: &Config) -> std::io::Result<u64> {
     {
         std::fs::create_dir_all(dir)?;
     }
-    // Resume: keep the whole games already written, cut off an unfinished one.
-    let existing = match std::fs::read(&config.out) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
-    let keep = packed::complete_length(&existing);
-    let games_before = packed::count_games(&existing[..keep]);
-    let file = File::options()
+    // One writer a file: a second `datagen` on the same `--out` (a resumed run started while
+    // the first still plays) would interleave games. The lock is the operating system's
+    // advisory one on the file itself, held until the run ends and released if it dies.
+    let mut file = File::options()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&config.out)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "another datagen is writing to this file",
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
+    // Resume: keep the whole games already written, cut off an unfinished one.
+    let mut existing = Vec::new();
+    file.read_to_end(&mut existing)?;
+    let keep = packed::complete_length(&existing);
+    let games_before = packed::count_games(&existing[..keep]);
     file.set_len(keep as u64)?;
-    drop(file);
-    let file = File::options().append(true).open(&config.out)?;
+    file.seek(SeekFrom::End(0))?;
     let mut seen = HashSet::new();
     for c in existing[..keep].chunks_exact(packed::RECORD) {
         seen.insert(hash_record(c));
@@ -463,5 +473,35 @@ mod tests {
         }
         // The continued run played new openings: its first game differs from the first run's.
         assert_ne!(records[written as usize].0[..25], records[0].0[..25]);
+    }
+
+    /// While one run holds the output file, a second refuses it and leaves it untouched.
+    #[test]
+    fn a_second_writer_is_refused() {
+        let dir = std::env::temp_dir().join(format!("scout-datagen-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("data.bin");
+        std::fs::write(&out, [1u8; 45]).unwrap();
+        let holder = File::open(&out).unwrap();
+        holder.lock().expect("the first writer's lock");
+        let config = Config {
+            games: 1,
+            nodes: 300,
+            threads: 1,
+            progress: false,
+            out: out.to_string_lossy().into_owned(),
+            ..Config::default()
+        };
+        let refused = run(&config).expect_err("a second writer");
+        let after = std::fs::read(&out).unwrap();
+        drop(holder);
+        let admitted = run(&config);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(refused.kind(), std::io::ErrorKind::WouldBlock);
+        assert_eq!(after, [1u8; 45], "the refused run cut nothing");
+        assert!(
+            admitted.is_ok(),
+            "the file is free once its writer has gone"
+        );
     }
 }
