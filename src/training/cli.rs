@@ -18,7 +18,21 @@ pub fn run(tool: &str, args: &[String], usage: fn() -> ExitCode) -> Option<ExitC
         }
     };
     Some(match tool {
-        "datagen" => report(datagen(args).map(|()| String::new())),
+        // A datagen that cannot run (its file held by another run, a full disk) is no misuse:
+        // the reason alone, exit status 1.
+        "datagen" => match datagen(args) {
+            Err(e) => report(Err(e)),
+            Ok(config) => match super::datagen::run(&config) {
+                Ok(n) => {
+                    eprintln!("wrote {n} positions to {}", config.out);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{}: {e}", config.out);
+                    ExitCode::FAILURE
+                }
+            },
+        },
         "train" => report(train(args).map(|()| String::new())),
         "data" => report(super::datasummary::run(args)),
         "wdl-fit" => report(super::wdlfit::run(args, 3000)),
@@ -61,7 +75,7 @@ fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
         .map_err(|_| format!("--{name}: not a valid number: {value}"))
 }
 
-fn datagen(args: &[String]) -> Result<(), String> {
+fn datagen(args: &[String]) -> Result<super::datagen::Config, String> {
     let (positional, named) = options(args)?;
     if !positional.is_empty() {
         return Err(format!("unexpected argument {}", positional[0]));
@@ -81,9 +95,7 @@ fn datagen(args: &[String]) -> Result<(), String> {
             _ => return Err(format!("unknown option --{name}")),
         }
     }
-    let n = super::datagen::run(&config).map_err(|e| format!("{}: {e}", config.out))?;
-    eprintln!("wrote {n} positions to {}", config.out);
-    Ok(())
+    Ok(config)
 }
 
 fn convert(args: &[String]) -> Result<(), String> {
