@@ -428,20 +428,25 @@ mod tests {
         assert!(positions > 20, "only {positions} positions from 3 games");
     }
 
+    /// A quiet one-thread run of `games` short games into `out`.
+    fn small_run(out: &std::path::Path, games: u64) -> Config {
+        Config {
+            games,
+            nodes: 300,
+            threads: 1,
+            progress: false,
+            out: out.to_string_lossy().into_owned(),
+            ..Config::default()
+        }
+    }
+
     /// A run writes whole games of valid records; a second run continues the file after
     /// cutting off a torn game, and never replays the games it has.
     #[test]
     fn runs_append_whole_games_and_resume() {
         let dir = std::env::temp_dir().join(format!("scout-datagen-{}", std::process::id()));
         let out = dir.join("data.bin");
-        let config = Config {
-            games: 2,
-            nodes: 300,
-            threads: 1,
-            progress: false,
-            out: out.to_string_lossy().into_owned(),
-            ..Config::default()
-        };
+        let config = small_run(&out, 2);
         let written = run(&config).expect("datagen runs");
         let first = std::fs::read(&out).expect("output exists");
         assert_eq!(first.len() as u64, written * packed::RECORD as u64);
@@ -484,14 +489,7 @@ mod tests {
         std::fs::write(&out, [1u8; 45]).unwrap();
         let holder = File::open(&out).unwrap();
         holder.lock().expect("the first writer's lock");
-        let config = Config {
-            games: 1,
-            nodes: 300,
-            threads: 1,
-            progress: false,
-            out: out.to_string_lossy().into_owned(),
-            ..Config::default()
-        };
+        let config = small_run(&out, 1);
         let refused = run(&config).expect_err("a second writer");
         let after = std::fs::read(&out).unwrap();
         drop(holder);
