@@ -8,7 +8,8 @@
 //! search's score and the game's result, a whole game at a time. Running the same command
 //! again continues an interrupted run: an unfinished game at the end of the file is cut off,
 //! the games already there count towards `--games`, and the random openings are drawn from a
-//! seed mixed with the file's length, so a continued run never replays the games it has.
+//! seed mixed with the file's length, so a continued run never replays the games it has. A run
+//! holds an advisory lock on its file, so a second run on the same file is refused.
 //! Both sides play with the net built into the engine, or the one given with `--net`. (Generation
 //! 0's data came from the handcrafted evaluation that preceded the nets: see the README.)
 use std::collections::HashSet;
