@@ -50,6 +50,46 @@ fn run_status(args: &[&str]) -> (bool, Vec<String>) {
     (status.success(), lines)
 }
 
+/// A training tool that cannot read its command line prints what is wrong and the usage (exit
+/// status 2); one whose run fails prints the reason alone (exit status 1), as a script expects.
+#[test]
+fn training_tools_tell_misuse_from_failure() {
+    let missing = "tests/data/no-such-file.bin";
+    for (args, code, reason) in [
+        (&["data"][..], 2, "no data files given"),
+        (&["train", "--bogus", "1"], 2, "unknown option --bogus"),
+        (&["rescale", "nets/gen0.nnue"], 2, "rescale needs --out NET"),
+        (&["data", missing], 1, missing),
+        (&["wdl-fit", missing], 1, missing),
+        (
+            &["train", "--epochs", "1", "--out", "x.nnue", missing],
+            1,
+            missing,
+        ),
+        (&["datagen", "--net", missing, "--games", "1"], 1, missing),
+    ] {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("{}: ", args[0])),
+            "{args:?}: {stderr}"
+        );
+        assert!(first.contains(reason), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.contains("usage: scout"),
+            code == 2,
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 /// The FENs of the `info string genfens` lines (other lines are ignored, as OpenBench does).
 fn genfens(line: &str) -> Vec<String> {
     run(&[line, "quit"])

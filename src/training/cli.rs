@@ -1,52 +1,54 @@
 //! The training tools' command lines: `scout datagen`, `convert`, `data`, `train`, `rescale`
-//! and `wdl-fit`, each read from its `--name value` options into its tool's configuration.
+//! and `wdl-fit`, each read from its `--name value` options into its tool's configuration and run;
+//! a line it cannot read gets the usage, a run that fails only its reason.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Runs the training tool `tool` with `args`; `None` when `tool` is not one of them. A bad
-/// argument prints what is wrong and `usage`.
+/// Why a tool did not finish: a command line it cannot read (what is wrong, then the usage;
+/// exit status 2), or a run that failed on its own terms, a missing file or a full disk (the
+/// reason alone, exit status 1; empty when the tool has said it already).
+enum Failure {
+    Misuse(String),
+    Failed(String),
+}
+
+/// Errors met while reading the command line are misuse.
+impl From<String> for Failure {
+    fn from(e: String) -> Self {
+        Failure::Misuse(e)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(e: &str) -> Self {
+        Failure::Misuse(e.to_string())
+    }
+}
+
+/// Runs the training tool `tool` with `args`; `None` when `tool` is not one of them.
 pub fn run(tool: &str, args: &[String], usage: fn() -> ExitCode) -> Option<ExitCode> {
-    let report = |result: Result<String, String>| match result {
-        Ok(report) => {
-            print!("{report}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{e}");
+    let result = match tool {
+        "datagen" => datagen(args),
+        "train" => train(args),
+        "data" => data(args),
+        "wdl-fit" => wdl_fit(args),
+        "rescale" => rescale(args),
+        "convert" => convert(args),
+        _ => return None,
+    };
+    Some(match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Misuse(e)) => {
+            eprintln!("{tool}: {e}");
             usage()
         }
-    };
-    Some(match tool {
-        // A datagen that cannot run (its file held by another run, a full disk) is no misuse:
-        // the reason alone, exit status 1.
-        "datagen" => match datagen(args) {
-            Err(e) => report(Err(e)),
-            Ok(config) => match super::datagen::run(&config) {
-                Ok(n) => {
-                    eprintln!("wrote {n} positions to {}", config.out);
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("{}: {e}", config.out);
-                    ExitCode::FAILURE
-                }
-            },
-        },
-        "train" => report(train(args).map(|()| String::new())),
-        "data" => report(super::datasummary::run(args)),
-        "wdl-fit" => report(super::wdlfit::run(args, 3000)),
-        "rescale" => report(rescale(args)),
-        "convert" => match convert(args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                if !e.is_empty() {
-                    eprintln!("convert: {e}");
-                }
-                ExitCode::FAILURE
+        Err(Failure::Failed(e)) => {
+            if !e.is_empty() {
+                eprintln!("{tool}: {e}");
             }
-        },
-        _ => return None,
+            ExitCode::FAILURE
+        }
     })
 }
 
@@ -75,10 +77,10 @@ fn number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
         .map_err(|_| format!("--{name}: not a valid number: {value}"))
 }
 
-fn datagen(args: &[String]) -> Result<super::datagen::Config, String> {
+fn datagen(args: &[String]) -> Result<(), Failure> {
     let (positional, named) = options(args)?;
     if !positional.is_empty() {
-        return Err(format!("unexpected argument {}", positional[0]));
+        return Err(format!("unexpected argument {}", positional[0]).into());
     }
     let mut config = super::datagen::Config::default();
     for (name, value) in named {
@@ -90,15 +92,41 @@ fn datagen(args: &[String]) -> Result<super::datagen::Config, String> {
             "seed" => config.seed = number(&name, &value)?,
             "out" => config.out = value,
             "net" => {
-                config.net = Arc::new(crate::nnue::file::load(&value)?);
+                config.net = Arc::new(crate::nnue::file::load(&value).map_err(Failure::Failed)?);
             }
-            _ => return Err(format!("unknown option --{name}")),
+            _ => return Err(format!("unknown option --{name}").into()),
         }
     }
-    Ok(config)
+    // A datagen that cannot run (its file held by another run, a full disk) is no misuse.
+    let n = super::datagen::run(&config)
+        .map_err(|e| Failure::Failed(format!("{}: {e}", config.out)))?;
+    eprintln!("wrote {n} positions to {}", config.out);
+    Ok(())
 }
 
-fn convert(args: &[String]) -> Result<(), String> {
+fn data(paths: &[String]) -> Result<(), Failure> {
+    if paths.is_empty() {
+        return Err("no data files given".into());
+    }
+    print!(
+        "{}",
+        super::datasummary::run(paths).map_err(Failure::Failed)?
+    );
+    Ok(())
+}
+
+fn wdl_fit(paths: &[String]) -> Result<(), Failure> {
+    if paths.is_empty() {
+        return Err("no data files given".into());
+    }
+    print!(
+        "{}",
+        super::wdlfit::run(paths, 3000).map_err(Failure::Failed)?
+    );
+    Ok(())
+}
+
+fn convert(args: &[String]) -> Result<(), Failure> {
     let (inputs, named) = options(args)?;
     let (mut out, mut player, mut scale) = (None, None, 1.0);
     for (name, value) in named {
@@ -106,16 +134,16 @@ fn convert(args: &[String]) -> Result<(), String> {
             "out" => out = Some(value),
             "player" => player = Some(value),
             "scale" => scale = number::<f64>("scale", &value)?,
-            _ => return Err(format!("unknown option --{name}")),
+            _ => return Err(format!("unknown option --{name}").into()),
         }
     }
     let out = out.ok_or("convert needs --out FILE")?;
     if inputs.is_empty() {
-        return Err("convert needs at least one PGN file".to_string());
+        return Err("convert needs at least one PGN file".into());
     }
     let mut stats = super::convert::Stats::default();
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(format!("--scale must be a positive number, not {scale}"));
+        return Err(format!("--scale must be a positive number, not {scale}").into());
     }
     let select = super::convert::Select {
         player: player.as_deref(),
@@ -130,14 +158,14 @@ fn convert(args: &[String]) -> Result<(), String> {
             stats.kept
         );
         // Already said: nothing more to print.
-        return Err(String::new());
+        return Err(Failure::Failed(String::new()));
     }
     eprintln!("convert: {stats}");
     eprintln!("convert: {} positions appended to {out}", stats.kept);
     Ok(())
 }
 
-fn train(args: &[String]) -> Result<(), String> {
+fn train(args: &[String]) -> Result<(), Failure> {
     let (positional, named) = options(args)?;
     let mut config = super::train::Config {
         inputs: positional,
@@ -177,16 +205,16 @@ fn train(args: &[String]) -> Result<(), String> {
                     mb.saturating_mul(1_000_000) / super::train::BYTES_PER_POSITION;
             }
             "out" => config.out = value,
-            _ => return Err(format!("unknown option --{name}")),
+            _ => return Err(format!("unknown option --{name}").into()),
         }
     }
-    super::train::run(&config)
+    super::train::run(&config).map_err(Failure::Failed)
 }
 
-fn rescale(args: &[String]) -> Result<String, String> {
+fn rescale(args: &[String]) -> Result<(), Failure> {
     let (mut positional, named) = options(args)?;
     if positional.is_empty() {
-        return Err("rescale needs the net to rescale".to_string());
+        return Err("rescale needs the net to rescale".into());
     }
     let mut config = super::rescale::Config {
         net: positional.remove(0),
@@ -202,11 +230,12 @@ fn rescale(args: &[String]) -> Result<String, String> {
             "like" => config.like = Some(value),
             "positions" => config.positions = number(&name, &value)?,
             "out" => config.out = value,
-            _ => return Err(format!("unknown option --{name}")),
+            _ => return Err(format!("unknown option --{name}").into()),
         }
     }
     if config.out.is_empty() {
-        return Err("rescale needs --out NET".to_string());
+        return Err("rescale needs --out NET".into());
     }
-    super::rescale::run(&config)
+    print!("{}", super::rescale::run(&config).map_err(Failure::Failed)?);
+    Ok(())
 }
