@@ -31,8 +31,8 @@ pub fn run(tool: &str, args: &[String], usage: fn() -> ExitCode) -> Option<ExitC
     let result = match tool {
         "datagen" => datagen(args),
         "train" => train(args),
-        "data" => data(args),
-        "wdl-fit" => wdl_fit(args),
+        "data" => report(args, super::datasummary::run),
+        "wdl-fit" => report(args, |paths| super::wdlfit::run(paths, 3000)),
         "rescale" => rescale(args),
         "convert" => convert(args),
         _ => return None,
@@ -104,25 +104,15 @@ fn datagen(args: &[String]) -> Result<(), Failure> {
     Ok(())
 }
 
-fn data(paths: &[String]) -> Result<(), Failure> {
+/// `data` and `wdl-fit`: data files in, a report on stdout.
+fn report(
+    paths: &[String],
+    tool: impl Fn(&[String]) -> Result<String, String>,
+) -> Result<(), Failure> {
     if paths.is_empty() {
         return Err("no data files given".into());
     }
-    print!(
-        "{}",
-        super::datasummary::run(paths).map_err(Failure::Failed)?
-    );
-    Ok(())
-}
-
-fn wdl_fit(paths: &[String]) -> Result<(), Failure> {
-    if paths.is_empty() {
-        return Err("no data files given".into());
-    }
-    print!(
-        "{}",
-        super::wdlfit::run(paths, 3000).map_err(Failure::Failed)?
-    );
+    print!("{}", tool(paths).map_err(Failure::Failed)?);
     Ok(())
 }
 
