@@ -28,7 +28,8 @@ usage: scout                      start the UCI engine
                    [--weight-decay X] [--lambda X] [--eval-scale K] [--batch N]
                    [--hidden N] [--memory MB] [--king-buckets none|1|2|4|8]
                    [--buckets 1|8] [--threads N] [--seed N] [--validation N] [--resume true]
-                   [--stop-after EPOCHS] [--mirror false] [--init NET] DATA...
+                   [--stop-after EPOCHS] [--mirror false] [--init NET | --continue CKPT]
+                   DATA...
                                   trains the network on datagen files
        scout data DATA...         what datagen files hold: games, results,
                                   duplicates, pieces and scores

@@ -59,6 +59,16 @@ fn training_tools_tell_misuse_from_failure() {
         (&["data"][..], 2, "no data files given"),
         (&["train", "--bogus", "1"], 2, "unknown option --bogus"),
         (&["rescale", "nets/gen0.nnue"], 2, "rescale needs --out NET"),
+        (
+            &["train", "--init", "a.nnue", "--continue", "b.ckpt", missing],
+            2,
+            "--init and --continue",
+        ),
+        (
+            &["train", "--continue", missing, "--out", "x.nnue", missing],
+            1,
+            missing,
+        ),
         (&["data", missing], 1, missing),
         (&["wdl-fit", missing], 1, missing),
         (

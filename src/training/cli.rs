@@ -175,6 +175,7 @@ fn train(args: &[String]) -> Result<(), Failure> {
             "validation" => config.validation_every = number(&name, &value)?,
             "resume" => config.resume = number(&name, &value)?,
             "init" => config.init = Some(value),
+            "continue" => config.continue_from = Some(value),
             "stop-after" => config.stop_after = Some(number(&name, &value)?),
             "mirror" => config.mirror = number(&name, &value)?,
             "buckets" => config.buckets = number(&name, &value)?,
@@ -197,6 +198,9 @@ fn train(args: &[String]) -> Result<(), Failure> {
             "out" => config.out = value,
             _ => return Err(format!("unknown option --{name}").into()),
         }
+    }
+    if config.init.is_some() && config.continue_from.is_some() {
+        return Err(super::train::INIT_AND_CONTINUE.into());
     }
     super::train::run(&config).map_err(Failure::Failed)
 }

@@ -7,7 +7,10 @@
 //! epochs; `--weight-decay` adds decoupled weight decay (AdamW), none unless told.
 //! `--hidden` sets the width (any the engine plays: a multiple of 32 up to 1024); `--init NET`
 //! starts from a net's weights, grown to `--hidden` if it is narrower
-//! (`model::Params::widened`). After every epoch the
+//! (`model::Params::widened`); `--continue CKPT` from another run's checkpoint, its float
+//! weights and Adam's moments, on new data with a schedule of its own: one run's learning
+//! carried on over data that never sits in one place (a chunk a session, trained and
+//! committed before the machine goes). After every epoch the
 //! loss on the held-out games is printed with the speed and the memory used, the quantized net
 //! is written to `--out` and a checkpoint (float weights and Adam's moments) to `--out`.ckpt,
 //! from which `--resume` continues; `--stop-after` ends a run early on purpose, so that a long
@@ -72,11 +75,19 @@ pub struct Config {
     /// state: fine-tuning an earlier generation on new data), grown to `hidden` units if the net
     /// is narrower. `--resume` takes precedence.
     pub init: Option<String>,
+    /// Start from the float weights and Adam's moments of this checkpoint, written by another
+    /// run (on other data), with a schedule of its own: the run goes on learning where that one
+    /// stopped, as if the two runs' data had come one after the other. `--resume` takes
+    /// precedence; not with `init`.
+    pub continue_from: Option<String>,
     /// Stop this run after this many epochs of the schedule (`--resume` continues it later):
     /// a long run can be trained in slices.
     pub stop_after: Option<u32>,
     pub progress: bool,
 }
+
+/// Refused: two starts for one run.
+pub const INIT_AND_CONTINUE: &str = "--init and --continue both give the run its start: give one";
 
 /// `--memory` unless told: 8,000 MB, 200 million positions.
 pub const DEFAULT_MEMORY_MB: usize = 8_000;
@@ -111,6 +122,7 @@ impl Default for Config {
             max_positions: DEFAULT_MEMORY_MB * 1_000_000 / BYTES_PER_POSITION,
             resume: false,
             init: None,
+            continue_from: None,
             stop_after: None,
             progress: true,
         }
@@ -141,7 +153,8 @@ impl Config {
     /// its checkpoint records it: the schedule, the objective, the seed, and each data file
     /// with its size (a file that grew between slices renumbers the games after it, and so
     /// moves games between the training and validation sets). Not the threads (another count
-    /// gives another valid run), the memory budget or where the run stops.
+    /// gives another valid run), the memory budget or where the run stops. A continued run
+    /// also names the checkpoint it started from.
     pub fn run_record(&self) -> Result<String, String> {
         let mut lines = vec![
             format!("--epochs {}", self.epochs),
@@ -155,11 +168,16 @@ impl Config {
             format!("--seed {}", self.seed),
             format!("--mirror {}", self.mirror),
         ];
+        let size = |path: &str| {
+            std::fs::metadata(path)
+                .map(|m| m.len())
+                .map_err(|e| format!("{path}: {e}"))
+        };
+        if let Some(from) = &self.continue_from {
+            lines.push(format!("--continue {from} ({} bytes)", size(from)?));
+        }
         for input in &self.inputs {
-            let bytes = std::fs::metadata(input)
-                .map_err(|e| format!("{input}: {e}"))?
-                .len();
-            lines.push(format!("{input} ({bytes} bytes)"));
+            lines.push(format!("{input} ({} bytes)", size(input)?));
         }
         Ok(lines.join("\n"))
     }
@@ -246,21 +264,24 @@ fn start(config: &Config, record: &str) -> Result<(Params, Adam, u32), String> {
                 ));
             }
         }
-        if (p.hidden, p.buckets, p.king_buckets) != (config.hidden, config.buckets, kb) {
-            return Err(format!(
-                "{checkpoint}: hidden width {}, {} buckets and king buckets {}, not {}, {} and {}",
-                p.hidden,
-                p.buckets,
-                p.king_buckets.describe(),
-                config.hidden,
-                config.buckets,
-                kb.describe()
-            ));
-        }
+        same_shape(&checkpoint, &p, config)?;
         if config.progress {
             eprintln!("resuming from {checkpoint} after epoch {e}");
         }
         Ok((p, a, e))
+    } else if let Some(path) = &config.continue_from {
+        if config.init.is_some() {
+            return Err(INIT_AND_CONTINUE.into());
+        }
+        let model::Checkpoint { params, adam, .. } = model::load_checkpoint(path)?;
+        same_shape(path, &params, config)?;
+        if config.progress {
+            eprintln!(
+                "continuing the learning of {path}: {} Adam steps before this run",
+                adam.step
+            );
+        }
+        Ok((params, adam, 0))
     } else if let Some(path) = &config.init {
         let net = crate::nnue::file::load(path)?;
         let none = crate::nnue::KingBuckets::NONE;
@@ -300,6 +321,24 @@ fn start(config: &Config, record: &str) -> Result<(Params, Adam, u32), String> {
         let adam = Adam::new(&p);
         Ok((p, adam, 0))
     }
+}
+
+/// A checkpoint's parameters have the shape the run trains: its width, output buckets and
+/// king buckets.
+fn same_shape(path: &str, p: &Params, config: &Config) -> Result<(), String> {
+    let kb = config.king_buckets;
+    if (p.hidden, p.buckets, p.king_buckets) == (config.hidden, config.buckets, kb) {
+        return Ok(());
+    }
+    Err(format!(
+        "{path}: hidden width {}, {} buckets and king buckets {}, not {}, {} and {}",
+        p.hidden,
+        p.buckets,
+        p.king_buckets.describe(),
+        config.hidden,
+        config.buckets,
+        kb.describe()
+    ))
 }
 
 /// One Adam step on the batch `entries` of `positions`, the gradient summed over `threads`

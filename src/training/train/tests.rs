@@ -486,6 +486,75 @@ fn a_run_resumed_mid_schedule_equals_the_uninterrupted_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run continued from another's checkpoint goes on learning where that one stopped: one
+/// epoch, then one more continued from its checkpoint (with the seed that gives the second
+/// epoch's shuffle of one run), ends with the weights and net file of a single two-epoch run
+/// at the same constant rate. Started from the first run's net file instead, with Adam's
+/// state afresh, it does not. The checkpoint's shape must be the run's, `--init` and
+/// `--continue` are not given together, and the continued run's record names its checkpoint.
+#[test]
+fn a_continued_run_equals_one_run_through_both_parts() {
+    let dir = std::env::temp_dir().join(format!("scout-continue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let train_set = material_set(1500, 14);
+    let valid_set = material_samples(200, 15);
+    let constant = |epochs: u32, name: &str| Config {
+        out: path(name),
+        lr_end: 1.0,
+        seed: 3,
+        ..quick(epochs, 128, 0.004)
+    };
+    let whole = train(&constant(2, "whole.nnue"), &train_set, &valid_set, true).unwrap();
+    train(&constant(1, "first.nnue"), &train_set, &valid_set, true).unwrap();
+    let second = Config {
+        continue_from: Some(path("first.nnue.ckpt")),
+        seed: 3 ^ (1 << 32),
+        ..constant(1, "second.nnue")
+    };
+    let continued = train(&second, &train_set, &valid_set, true).unwrap();
+    assert_eq!(continued.params, whole.params);
+    assert_eq!(
+        continued.validation_losses[..],
+        whole.validation_losses[1..]
+    );
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    assert_eq!(read("second.nnue"), read("whole.nnue"));
+    let checkpoint = model::load_checkpoint(&path("second.nnue.ckpt")).unwrap();
+    let whole_checkpoint = model::load_checkpoint(&path("whole.nnue.ckpt")).unwrap();
+    assert_eq!(checkpoint.adam.step, whole_checkpoint.adam.step);
+    assert!(
+        checkpoint
+            .run
+            .unwrap()
+            .contains(&format!("--continue {}", path("first.nnue.ckpt")))
+    );
+    let afresh = train(
+        &Config {
+            init: Some(path("first.nnue")),
+            continue_from: None,
+            ..second.clone()
+        },
+        &train_set,
+        &valid_set,
+        false,
+    )
+    .unwrap();
+    assert_ne!(afresh.params, whole.params);
+    let refused = |c: &Config| train(c, &train_set, &valid_set, false).unwrap_err();
+    let shape = refused(&Config {
+        hidden: 64,
+        ..second.clone()
+    });
+    assert!(shape.contains("hidden width 256"), "{shape}");
+    let both = refused(&Config {
+        init: Some(path("first.nnue")),
+        ..second.clone()
+    });
+    assert!(both.contains("give one"), "{both}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Data beyond the memory budget is streamed in windows; such a run learns, and stopped
 /// and resumed it ends exactly as the uninterrupted run. `run` itself trains from the
 /// files a net of another width that the engine reads.
