@@ -6,7 +6,7 @@
 //!
 //! With `SearchConfig::exact()` every pruning, reduction and extension is off: the search
 //! then computes exactly the minimax value of the quiescence tree (the window theorem, which
-//! `tests/search.rs` checks against `minimax` in `reference.rs`).
+//! `tests/integration/search.rs` checks against `minimax` in `reference.rs`).
 //!
 //! Files: `root.rs` (iterative deepening, aspiration, root moves, reports), `alphabeta.rs`
 //! (the PVS below the root), `quiescence.rs`, `correction.rs` (correction history),

@@ -4,7 +4,7 @@
 //! exactly minimax's values (its accumulators follow the tree), and `EvalFile` refuses files it
 //! cannot use and plays nets of other widths.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

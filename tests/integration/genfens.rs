@@ -416,7 +416,7 @@ fn command_line_arguments_run_as_uci_lines_then_exit() {
     let tools = [
         "datagen", "train", "data", "wdl-fit", "rescale", "convert", "none",
     ];
-    let options: Vec<&str> = include_str!("../src/training/cli.rs")
+    let options: Vec<&str> = include_str!("../../src/training/cli.rs")
         .lines()
         .filter_map(|l| l.trim().strip_prefix('"')?.split_once("\" =>"))
         .map(|(name, _)| name)

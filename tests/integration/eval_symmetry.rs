@@ -5,7 +5,7 @@
 //! the same number. Checked on every position of the perft suites of `tests/data` (standard and
 //! Chess960) and of the bench positions.
 
-mod common;
+use crate::common;
 
 use common::{crate_root, test_data};
 use scout::nnue::{Network, default_network, evaluate_board};

@@ -12,7 +12,7 @@
 //! An independent `shakmaty_syzygy::Tablebase` (the oracle) checks every premise and every
 //! move.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;

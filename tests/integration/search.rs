@@ -2,7 +2,7 @@
 //! fixed-depth values unchanged, mates with the right distance and a mating PV, draws, and
 //! node limits.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
@@ -26,7 +26,7 @@ fn positions() -> Vec<(String, CastlingMode)> {
             CastlingMode::Standard,
         ));
     }
-    let bench = include_str!("../bench-positions/bench.fen");
+    let bench = include_str!("../../bench-positions/bench.fen");
     for line in bench.lines().filter(|l| !l.trim().is_empty()) {
         out.push((line.trim().to_string(), CastlingMode::Standard));
     }
@@ -470,7 +470,7 @@ fn a_second_bench_in_the_same_process_searches_the_same_trees() {
 
 /// Nodes of fixed-depth searches of the first bench positions (and one mate) with `config`.
 fn feature_nodes(config: SearchConfig, depth: i32) -> u64 {
-    let bench = include_str!("../bench-positions/bench.fen");
+    let bench = include_str!("../../bench-positions/bench.fen");
     let mut fens: Vec<&str> = bench
         .lines()
         .filter(|l| !l.trim().is_empty())

@@ -1,7 +1,7 @@
 //! Analysis features over the real binary: MultiPV line counts and ordering, searchmoves
 //! (also with MultiPV), `go mate`, movetime accuracy, and searches with a single legal move.
 
-mod common;
+use crate::common;
 
 use common::{Engine, GENEROUS, info_cp, info_score, info_value, last_multipv_set, pv_of, secs};
 

@@ -4,7 +4,7 @@
 //! varies between equal moves and never gives away what the search sees; analysis stays at
 //! full strength. (How strong each level plays is measured by games: see the README.)
 
-mod common;
+use crate::common;
 
 use common::{
     Engine, GENEROUS, chess_from_fen, engine_move, info_cp, info_value, last_multipv_set, pv_of,

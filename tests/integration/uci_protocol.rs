@@ -7,7 +7,7 @@
 //! Run with `cargo test --release --test uci_protocol` (`-- --nocapture` shows the measured
 //! latencies).
 
-mod common;
+use crate::common;
 
 use std::thread::sleep;
 use std::time::Instant;

@@ -15,7 +15,7 @@
 //! The seed is printed; set `SCOUT_FUZZ_SEED` to replay one, `SCOUT_FUZZ_LINES` to change the
 //! number of lines.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

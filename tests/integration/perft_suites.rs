@@ -7,7 +7,7 @@
 //! 2,000,000 (about 3 s in all on two cores). The
 //! suites are split into several tests so the harness can run them in parallel.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Instant;

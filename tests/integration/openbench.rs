@@ -3,9 +3,9 @@
 //! presets it needs exist, datagen runs at node budgets, and the build is `make EXE=...` from
 //! the repository's root.
 
-const FILE: &str = include_str!("../openbench/Scout.json");
-const CARGO: &str = include_str!("../Cargo.toml");
-const MAKEFILE: &str = include_str!("../Makefile");
+const FILE: &str = include_str!("../../openbench/Scout.json");
+const CARGO: &str = include_str!("../../Cargo.toml");
+const MAKEFILE: &str = include_str!("../../Makefile");
 
 /// The string value of `"key" : "value"` in `text` (the first one).
 fn value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
