@@ -25,8 +25,8 @@ usage: scout                      start the UCI engine
        scout datagen [--games N] [--nodes N] [--threads N] [--random-plies N]
                      [--seed N] [--net NET] [--out FILE]  self-play training data
        scout train --out NET [--epochs N] [--lr X] [--lr-end FRACTION]
-                   [--weight-decay X] [--lambda X] [--eval-scale K] [--batch N]
-                   [--hidden N] [--memory MB] [--king-buckets none|1|2|4|8]
+                   [--weight-decay X] [--lambda X] [--eval-scale K] [--loss-power P]
+                   [--batch N] [--hidden N] [--memory MB] [--king-buckets none|1|2|4|8]
                    [--buckets 1|8] [--threads N] [--seed N] [--validation N] [--resume true]
                    [--stop-after EPOCHS] [--mirror false] [--init NET | --continue CKPT]
                    DATA...

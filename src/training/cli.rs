@@ -169,6 +169,7 @@ fn train(args: &[String]) -> Result<(), Failure> {
             "weight-decay" => config.weight_decay = number(&name, &value)?,
             "lambda" => config.lambda = number(&name, &value)?,
             "eval-scale" => config.eval_scale = number(&name, &value)?,
+            "loss-power" => config.loss_power = number(&name, &value)?,
             "batch" => config.batch = number(&name, &value)?,
             "threads" => config.threads = number(&name, &value)?,
             "seed" => config.seed = number(&name, &value)?,

@@ -56,6 +56,8 @@ pub struct Config {
     pub lambda: f32,
     /// Centipawns to one unit of the logistic that turns scores and outputs into expectations.
     pub eval_scale: f32,
+    /// The loss is the error to this power (2: the squared error).
+    pub loss_power: f32,
     /// One game in this many goes to the validation set (0: none).
     pub validation_every: u64,
     pub threads: usize,
@@ -108,6 +110,7 @@ impl Default for Config {
             // of generation 5, took 15% of the result (`--lambda 0.15`, session 40).
             lambda: 0.0,
             eval_scale: 400.0,
+            loss_power: 2.0,
             validation_every: 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 1,
@@ -141,6 +144,7 @@ impl Config {
         Objective {
             lambda: self.lambda,
             eval_scale: self.eval_scale,
+            power: self.loss_power,
         }
     }
 
@@ -168,6 +172,10 @@ impl Config {
             format!("--seed {}", self.seed),
             format!("--mirror {}", self.mirror),
         ];
+        // Only when told, so that the records of runs from before the flag still match.
+        if self.loss_power != 2.0 {
+            lines.push(format!("--loss-power {}", self.loss_power));
+        }
         let size = |path: &str| {
             std::fs::metadata(path)
                 .map(|m| m.len())
@@ -540,6 +548,12 @@ pub fn run(config: &Config) -> Result<(), String> {
     if !(0.0..=1.0).contains(&config.lambda) {
         return Err(format!("--lambda {} is not between 0 and 1", config.lambda));
     }
+    if !(config.loss_power > 1.0 && config.loss_power <= 4.0) {
+        return Err(format!(
+            "--loss-power {} is not above 1 and at most 4",
+            config.loss_power
+        ));
+    }
     if config.eval_scale.is_nan() || config.eval_scale < 1.0 {
         return Err(format!(
             "--eval-scale {} must be at least 1 centipawn",
@@ -576,8 +590,8 @@ pub fn run(config: &Config) -> Result<(), String> {
         };
         eprintln!(
             "{} training and {} validation positions ({} games) read in {:.1}s, {held}; \
-             hidden {}, king buckets {}, {} output buckets, lambda {}, eval scale {}, batch {}, \
-             lr {} (cosine to {}% of it), weight decay {}, {} epochs, {} threads, seed {}",
+             hidden {}, king buckets {}, {} output buckets, lambda {}, eval scale {}, loss power {}, \
+             batch {}, lr {} (cosine to {}% of it), weight decay {}, {} epochs, {} threads, seed {}",
             data.train_positions,
             data.valid.len(),
             data.games,
@@ -587,6 +601,7 @@ pub fn run(config: &Config) -> Result<(), String> {
             config.buckets,
             config.lambda,
             config.eval_scale,
+            config.loss_power,
             config.batch,
             config.lr,
             config.lr_end * 100.0,

@@ -6,8 +6,8 @@
 //! perspective p (the engine's features, `nnue::inputs`); `out = W2[k] · [screlu(acc_stm), screlu(acc_other)] + b2[k]` with
 //! `screlu(x) = clamp(x, 0, 1)²` and k the position's output bucket (`nnue::bucket`); the
 //! engine's evaluation is `out · SCALE` centipawns.
-//! Loss: `(sigmoid(out · SCALE / K) − target)²`, target = λ·result + (1 − λ)·
-//! sigmoid(score / K), λ and K the [`Objective`]'s. Only the columns of active features get gradients (sparse
+//! Loss: `|sigmoid(out · SCALE / K) − target|^P`, target = λ·result + (1 − λ)·
+//! sigmoid(score / K), λ, K and the power P (2 unless told) the [`Objective`]'s. Only the columns of active features get gradients (sparse
 //! first layer); Adam then updates every parameter once per batch.
 
 use super::data::{Positions, Sample};
@@ -15,11 +15,13 @@ use crate::nnue::{self, KingBuckets, Network, OUTPUT_WEIGHT_LIMIT, QA, QB, SCALE
 
 /// What a position is fitted to: a mix of the game's result (weight `lambda`) and the search's
 /// score, both as a win expectation, the score (and the net's output) through a logistic of
-/// `eval_scale` centipawns (at 400, a score of +400 is 73%).
+/// `eval_scale` centipawns (at 400, a score of +400 is 73%). The loss is the error to the
+/// power `power`: 2 is the squared error; above 2 large errors weigh more against small ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Objective {
     pub lambda: f32,
     pub eval_scale: f32,
+    pub power: f32,
 }
 
 impl Objective {
@@ -27,6 +29,18 @@ impl Objective {
     #[inline]
     fn expectation(self, centipawns: f32) -> f32 {
         sigmoid(centipawns / self.eval_scale)
+    }
+
+    /// The loss of an error (prediction minus target) and its derivative by the error.
+    #[inline(always)]
+    fn loss_and_slope(self, err: f32) -> (f32, f32) {
+        if self.power == 2.0 {
+            (err * err, 2.0 * err)
+        } else {
+            let e = err.abs();
+            let below = e.powf(self.power - 1.0);
+            (below * e, self.power * below * err.signum())
+        }
     }
 }
 
@@ -205,8 +219,8 @@ pub fn backward(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32], grad: &
     let scale = SCALE as f32 / obj.eval_scale;
     let pred = sigmoid(out * scale);
     let t = target(s, obj);
-    let err = pred - t;
-    let g_out = 2.0 * err * pred * (1.0 - pred) * scale;
+    let (loss, slope) = obj.loss_and_slope(pred - t);
+    let g_out = slope * pred * (1.0 - pred) * scale;
     let b1_at = p.b1_at();
     let (w2_at, b2_at) = p.output_at(bucket(p.buckets, s.pieces()));
     grad.values[b2_at] += g_out;
@@ -239,7 +253,7 @@ pub fn backward(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32], grad: &
             ct[k] += g_them[k];
         }
     }
-    err * err
+    loss
 }
 
 /// Gradient (summed, not averaged) and summed loss over the positions of `entries`
@@ -292,8 +306,8 @@ pub fn batch_gradient(
 /// The loss of a position (no gradient); fills `acc` as [`forward`] does.
 pub fn position_loss(p: &Params, s: &Sample, obj: Objective, acc: &mut [f32]) -> f32 {
     let out = forward(p, s, acc);
-    let e = obj.expectation(out * SCALE as f32) - target(s, obj);
-    e * e
+    obj.loss_and_slope(obj.expectation(out * SCALE as f32) - target(s, obj))
+        .0
 }
 
 /// Adam with bias correction.

@@ -71,7 +71,17 @@ fn the_target_mixes_result_and_score_at_the_objective_scale() {
     let mut decisive = 0;
     for i in 0..samples.len() {
         let s = samples.sample(i);
-        let at = |lambda, eval_scale| model::target(&s, Objective { lambda, eval_scale });
+        let at = |lambda, eval_scale| {
+            let power = 2.0;
+            model::target(
+                &s,
+                Objective {
+                    lambda,
+                    eval_scale,
+                    power,
+                },
+            )
+        };
         let expect = model::sigmoid(s.score / 225.0);
         assert!((at(0.0, 225.0) - expect).abs() < 1e-6);
         assert!((at(1.0, 225.0) - s.result).abs() < 1e-6);
@@ -91,6 +101,7 @@ fn the_target_mixes_result_and_score_at_the_objective_scale() {
         Objective {
             lambda: 0.0,
             eval_scale: 225.0,
+            power: 2.0,
         },
     );
     assert!((t - 0.731_058_6).abs() < 1e-5, "{t}");
@@ -99,20 +110,22 @@ fn the_target_mixes_result_and_score_at_the_objective_scale() {
 /// The analytic gradient of one position's loss equals central finite differences, for
 /// weights of every part of the network, with one output bucket and with eight (where the
 /// other buckets' outputs get no gradient), without and with king buckets, at an evaluation
-/// scale other than the default.
+/// scale other than the default, with the squared error and with another power.
 #[test]
 fn gradient_equals_finite_differences() {
     let samples = material_samples(8, 1);
     let hidden = 6;
-    let obj = Objective {
-        lambda: 0.3,
-        eval_scale: 225.0,
-    };
     let layouts = [KingBuckets::NONE, KingBuckets::mirrored(4).unwrap()];
-    for (buckets, kb) in crate::nnue::BUCKET_COUNTS
+    for (buckets, kb, power) in crate::nnue::BUCKET_COUNTS
         .into_iter()
         .flat_map(|b| layouts.map(|kb| (b, kb)))
+        .flat_map(|(b, kb)| [2.0, 2.6].map(|power| (b, kb, power)))
     {
+        let obj = Objective {
+            lambda: 0.3,
+            eval_scale: 225.0,
+            power,
+        };
         let mut p = Params::random(kb, hidden, buckets, 3);
         // Larger weights than the initialisation, so that accumulators land inside (0, 1).
         for w in p.values.iter_mut() {
@@ -156,8 +169,8 @@ fn gradient_equals_finite_differences() {
                 let tolerance = 2e-3 * numeric.abs().max(analytic.abs()) + 5e-5;
                 assert!(
                     (numeric - analytic).abs() <= tolerance,
-                    "{buckets} buckets, {kb:?}, position {i}, parameter {at}: analytic \
-                     {analytic}, numeric {numeric}"
+                    "{buckets} buckets, {kb:?}, power {power}, position {i}, parameter {at}: \
+                     analytic {analytic}, numeric {numeric}"
                 );
                 compared += usize::from(analytic.abs() > 1e-4);
                 first_layer += usize::from(analytic.abs() > 1e-4 && at < p.b1_at());
@@ -169,6 +182,71 @@ fn gradient_equals_finite_differences() {
             "only {first_layer} first-layer gradients compared"
         );
     }
+}
+
+/// The loss at power P is the absolute error to the P: at 2.6, each position's squared error
+/// to the 1.3. Training at that power lowers its loss as the square's training does. Powers
+/// the gradient cannot use (1 or less, above 4) are refused before any data is read, and a
+/// run's record names the power only when it is not the square, so checkpoints written before
+/// the flag still resume.
+#[test]
+fn the_loss_power_raises_the_error_to_it() {
+    let samples = material_samples(30, 5);
+    let p = Params::random(KingBuckets::NONE, 16, 8, 6);
+    let at = |power| Objective {
+        lambda: 0.2,
+        eval_scale: 400.0,
+        power,
+    };
+    let mut acc = vec![0.0; 32];
+    let mut large = 0;
+    for i in 0..samples.len() {
+        let square = model::position_loss(&p, &samples.sample(i), at(2.0), &mut acc);
+        let raised = model::position_loss(&p, &samples.sample(i), at(2.6), &mut acc);
+        assert!(
+            (raised - square.powf(1.3)).abs() <= 1e-6 * square.max(1e-3),
+            "position {i}: {raised} against {square}^1.3"
+        );
+        large += usize::from(square > 1e-3);
+    }
+    assert!(large > 5, "only {large} positions with a sizeable error");
+
+    let train_set = material_set(2000, 7);
+    let valid_set = material_samples(300, 8);
+    let config = Config {
+        hidden: 16,
+        loss_power: 2.6,
+        ..quick(6, 256, 0.005)
+    };
+    let before = parallel_loss(
+        &Params::random(KingBuckets::NONE, 16, config.buckets, config.seed),
+        &valid_set,
+        config.objective(),
+        2,
+    );
+    let summary = train(&config, &train_set, &valid_set, false).unwrap();
+    let after = *summary.validation_losses.last().unwrap();
+    assert!(after < 0.5 * before, "validation loss {before} -> {after}");
+
+    for power in [1.0, 0.5, 4.5, f32::NAN] {
+        let bad = Config {
+            inputs: vec!["/nonexistent/data.bin".to_string()],
+            loss_power: power,
+            ..Config::default()
+        };
+        let err = run(&bad).unwrap_err();
+        assert!(err.contains("--loss-power"), "{power}: {err}");
+    }
+    let record = |loss_power| {
+        Config {
+            loss_power,
+            ..Config::default()
+        }
+        .run_record()
+        .unwrap()
+    };
+    assert!(!record(2.0).contains("--loss-power"));
+    assert!(record(2.6).contains("--loss-power 2.6"));
 }
 
 /// A few thousand positions train to a falling loss in seconds.
@@ -186,6 +264,7 @@ fn training_lowers_the_loss() {
         Objective {
             lambda: 0.3,
             eval_scale: 400.0,
+            power: 2.0,
         },
         2,
     );
