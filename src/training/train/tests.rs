@@ -72,13 +72,12 @@ fn the_target_mixes_result_and_score_at_the_objective_scale() {
     for i in 0..samples.len() {
         let s = samples.sample(i);
         let at = |lambda, eval_scale| {
-            let power = 2.0;
             model::target(
                 &s,
                 Objective {
                     lambda,
                     eval_scale,
-                    power,
+                    power: 2.0,
                 },
             )
         };
