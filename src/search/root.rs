@@ -241,8 +241,18 @@ impl Searcher {
         } else {
             (-INFINITY, INFINITY)
         };
+        // A fail high re-searches a ply shallower each time (at most three plies): the move
+        // that failed high is likely good, and proving it at full depth repeats the iteration.
+        // A fail low goes back to the full depth. (+7.8 +/- 11.1 Elo at 25,000 nodes over 2,000
+        // games, +20.9 +/- 26.6 at 8+0.08 over 200.) The last iteration of a depth limit always
+        // runs at full depth: `go depth N` searches N plies.
+        let last_asked = self
+            .limits
+            .depth
+            .is_some_and(|d| depth >= d.min(MAX_PLY as i32 - 1));
+        let mut search_depth = depth;
         loop {
-            let score = self.search_root(root, depth, alpha, beta, reporter);
+            let score = self.search_root(root, search_depth, alpha, beta, reporter);
             // Stable sort keeps the order of equal scores: the best move comes first.
             self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if self.stopped {
@@ -252,9 +262,13 @@ impl Searcher {
                 // Fail low: widen downwards, and pull beta in to re-search faster.
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITY);
+                search_depth = depth;
                 Bound::Upper
             } else if score >= beta {
                 beta = (score + delta).min(INFINITY);
+                if score.abs() < TB_BOUND && !last_asked {
+                    search_depth = (search_depth - 1).max(depth - 3).max(1);
+                }
                 Bound::Lower
             } else {
                 return;
