@@ -585,7 +585,9 @@ mod tests {
 
     use shakmaty::{CastlingMode, Move};
 
-    use super::super::{Limits, RootMove, SearchResult, Searcher, SharedFlags, Silent};
+    use super::super::{
+        Limits, RootMove, SearchConfig, SearchResult, Searcher, SharedFlags, Silent,
+    };
     use crate::position::Position;
     use crate::score::INFINITY;
     use crate::time::TimeManager;
@@ -599,7 +601,16 @@ mod tests {
     }
 
     fn search(pos: &Position, limits: Limits) -> (Searcher, SearchResult) {
+        search_with(pos, limits, SearchConfig::default())
+    }
+
+    fn search_with(
+        pos: &Position,
+        limits: Limits,
+        config: SearchConfig,
+    ) -> (Searcher, SearchResult) {
         let mut s = fresh();
+        s.config = config;
         let r = s.search(pos, &[], limits, TimeManager::infinite(), &mut Silent);
         (s, r)
     }
@@ -624,9 +635,21 @@ mod tests {
     /// node, so the stops are placed just after the unfinished iteration's first move, where
     /// the defect struck; the nodes a move gained beyond the last completed depth, and with one
     /// node more of budget, show whether that iteration finished it. (Reintroduce the defect,
-    /// by keeping the scores at the start of an iteration, and this test fails at once.)
+    /// by keeping the scores at the start of an iteration, and this test fails at once.) The
+    /// searches run without aspiration windows: the last iteration a depth limit asks for
+    /// re-searches a fail high at full depth, where a search without that limit goes
+    /// shallower, so with windows the two would part in the iteration the test compares.
     #[test]
     fn a_stopped_iteration_plays_only_a_move_it_searched() {
+        let config = SearchConfig::without("aspiration").unwrap();
+        let search = |pos: &Position, limits: Limits| search_with(pos, limits, config);
+        let to_depth = |pos: &Position, depth: i32| {
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            search_with(pos, limits, config)
+        };
         let mut from_unfinished = 0;
         for fen in include_str!("../../bench-positions/bench.fen")
             .lines()
