@@ -181,7 +181,7 @@ impl Searcher {
             for pv_index in 0..multipv {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
-                self.aspiration_window(root, depth, reporter);
+                self.aspiration_window(root, depth, depth == max_depth, reporter);
                 self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 if self.stopped && depth > 1 {
                     break;
@@ -226,7 +226,13 @@ impl Searcher {
     /// more; when it does not, the window widens by half again each time until the score
     /// falls inside. (+56.7 +/- 34.5 Elo at 20,000 nodes a move) A window that fails is
     /// reported as a bound once the search has run a second.
-    fn aspiration_window(&mut self, root: &Position, depth: i32, reporter: &mut dyn Reporter) {
+    fn aspiration_window(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        last_asked: bool,
+        reporter: &mut dyn Reporter,
+    ) {
         let pv_index = self.pv_index;
         let previous = self.root_moves[pv_index].previous_score;
         let mut delta = params::asp_delta();
@@ -244,12 +250,8 @@ impl Searcher {
         // A fail high re-searches a ply shallower each time (at most three plies): the move
         // that failed high is likely good, and proving it at full depth repeats the iteration.
         // A fail low goes back to the full depth. (+7.8 +/- 11.1 Elo at 25,000 nodes over 2,000
-        // games, +20.9 +/- 26.6 at 8+0.08 over 200.) The last iteration of a depth limit always
-        // runs at full depth: `go depth N` searches N plies.
-        let last_asked = self
-            .limits
-            .depth
-            .is_some_and(|d| depth >= d.min(MAX_PLY as i32 - 1));
+        // games, +20.9 +/- 26.6 at 8+0.08 over 200.) The last iteration the limits allow
+        // (`last_asked`) always runs at full depth: `go depth N` searches N plies.
         let mut search_depth = depth;
         loop {
             let score = self.search_root(root, search_depth, alpha, beta, reporter);
