@@ -139,81 +139,84 @@ enum Stage {
 
 /// A list of moves with their ordering scores, yielded best first (by selection, or sorted
 /// once for the quiet moves, which are more often all tried); of equal scores, the one
-/// generated first. (Stable, so the staged picker yields exactly what one sort of the full
-/// list would; a test compares the two.)
+/// generated first. (So the staged picker yields exactly what one stable sort of the full list
+/// would; a test compares the two.)
+///
+/// The moves stay where they were generated; what is selected and sorted is one key a move,
+/// its score and its place in the list together (see [`ScoredMoves::key`]), so ties need no
+/// care and no move is shifted about.
 #[derive(Debug, Default)]
 struct ScoredMoves {
     moves: MoveList,
-    /// The ordering score of each move of `moves`. (An `ArrayVec`, not an array: a picker is
-    /// made at every node, and zeroing 1 KB there cost 4% of the search's time.)
-    scores: ArrayVec<i32, 256>,
-    /// The moves before this one are taken.
+    /// One key a move of `moves`, in the order of `moves` until they are taken. (An
+    /// `ArrayVec`, not an array: a picker is made at every node, and zeroing 2 KB there would
+    /// cost several percent of the search's time.)
+    keys: ArrayVec<i64, 256>,
+    /// The keys before this one are taken.
     start: usize,
 }
 
 impl ScoredMoves {
+    /// A move's ordering key: its score, then the earlier of two moves of the same score (the
+    /// score in the high bits, the place in `moves` counted down in the low byte). Keys of one
+    /// list all differ, so the largest is the next move.
+    #[inline]
+    fn key(score: i32, index: usize) -> i64 {
+        (i64::from(score) << 8) | (255 - index) as i64
+    }
+
+    /// The move and score a key stands for.
+    #[inline]
+    fn unkey(&self, key: i64) -> (Move, i32) {
+        (self.moves[255 - (key & 0xff) as usize], (key >> 8) as i32)
+    }
+
     fn clear(&mut self) {
         self.moves.clear();
-        self.scores.clear();
+        self.keys.clear();
         self.start = 0;
     }
 
     fn push(&mut self, m: Move, score: i32) {
+        self.keys.push(Self::key(score, self.moves.len()));
         self.moves.push(m);
-        self.scores.push(score);
+    }
+
+    /// Gives every move of `moves` its score (the list filled by a generator).
+    fn score_all(&mut self, mut score: impl FnMut(Move) -> i32) {
+        self.keys.clear();
+        for (i, &m) in self.moves.iter().enumerate() {
+            self.keys.push(Self::key(score(m), i));
+        }
+        self.start = 0;
     }
 
     /// Takes the best move left: selection, for the short lists of noisy moves and evasions.
-    /// The best score is kept in a register and the slice lets the compiler drop the bounds
-    /// checks in this hot loop. The moves between the first left and the best shift up one
-    /// place, so those left keep their generation order.
     fn take_best(&mut self) -> Option<(Move, i32)> {
-        let remaining = &self.scores[self.start..];
-        let (&first, rest) = remaining.split_first()?;
-        let mut best = 0;
-        let mut best_score = first;
-        for (i, &s) in rest.iter().enumerate() {
-            if s > best_score {
-                best = i + 1;
-                best_score = s;
+        let remaining = &mut self.keys[self.start..];
+        let (mut best, mut best_key) = (0, *remaining.first()?);
+        for (i, &k) in remaining.iter().enumerate().skip(1) {
+            if k > best_key {
+                best = i;
+                best_key = k;
             }
         }
-        let (start, best) = (self.start, self.start + best);
-        let m = self.moves[best];
-        if best > start {
-            self.moves[start..=best].rotate_right(1);
-            self.scores[start..=best].rotate_right(1);
-        }
+        remaining.swap(0, best);
         self.start += 1;
-        Some((m, best_score))
+        Some(self.unkey(best_key))
     }
 
-    /// Sorts the moves left, best first, ties in generation order (insertion sort: the lists
-    /// are short), so that [`ScoredMoves::take_next`] can take them in turn.
+    /// Sorts the keys left, best first, so that [`ScoredMoves::take_next`] can take them in
+    /// turn.
     fn sort(&mut self) {
-        let (moves, scores) = (
-            &mut self.moves[self.start..],
-            &mut self.scores[self.start..],
-        );
-        for i in 1..scores.len() {
-            let (m, s) = (moves[i], scores[i]);
-            let mut j = i;
-            while j > 0 && scores[j - 1] < s {
-                scores[j] = scores[j - 1];
-                moves[j] = moves[j - 1];
-                j -= 1;
-            }
-            scores[j] = s;
-            moves[j] = m;
-        }
+        self.keys[self.start..].sort_unstable_by(|a, b| b.cmp(a));
     }
 
     /// The next move of a sorted list.
     fn take_next(&mut self) -> Option<(Move, i32)> {
-        let i = self.start;
-        let picked = (*self.moves.get(i)?, self.scores[i]);
+        let key = *self.keys.get(self.start)?;
         self.start += 1;
-        Some(picked)
+        Some(self.unkey(key))
     }
 }
 
@@ -280,9 +283,7 @@ impl MovePicker {
                     let tt = self.tt_move;
                     self.list.moves.retain(|m| Some(*m) != tt);
                     let us = pos.turn();
-                    for &m in self.list.moves.iter() {
-                        self.list.scores.push(noisy_base(hist, us, m));
-                    }
+                    self.list.score_all(|m| noisy_base(hist, us, m));
                     self.stage = Stage::GoodNoisy;
                 }
                 Stage::GoodNoisy => match self.list.take_best() {
@@ -393,10 +394,9 @@ impl MovePicker {
         } else {
             self.threats(pos)
         };
-        for &m in self.list.moves.iter() {
-            let s = ordering_score(pos, hist, m, &self.ctx, &threats, self.quiescence);
-            self.list.scores.push(s);
-        }
+        let (ctx, quiescence) = (self.ctx, self.quiescence);
+        self.list
+            .score_all(|m| ordering_score(pos, hist, m, &ctx, &threats, quiescence));
     }
 }
 
