@@ -182,13 +182,12 @@ impl ScoredMoves {
         self.moves.push(m);
     }
 
-    /// Gives every move of `moves` its score (the list filled by a generator).
+    /// Gives every move of `moves` its score (a cleared list that a generator filled).
     fn score_all(&mut self, mut score: impl FnMut(Move) -> i32) {
-        self.keys.clear();
+        debug_assert!(self.keys.is_empty() && self.start == 0);
         for (i, &m) in self.moves.iter().enumerate() {
             self.keys.push(Self::key(score(m), i));
         }
-        self.start = 0;
     }
 
     /// Takes the best move left: selection, for the short lists of noisy moves and evasions.
