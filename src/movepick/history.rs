@@ -12,6 +12,19 @@ fn piece_index(color: Color, role: Role) -> usize {
     (color as usize) * 6 + role as usize - 1
 }
 
+/// The moving piece's role, its from-square and its to-square, as shakmaty's accessors give
+/// them (castling goes to the rook's square; a drop, which chess does not have, from its
+/// target), read with one match.
+#[inline]
+fn parts(m: Move) -> (Role, Square, Square) {
+    match m {
+        Move::Normal { role, from, to, .. } => (role, from, to),
+        Move::EnPassant { from, to } => (Role::Pawn, from, to),
+        Move::Castle { king, rook } => (Role::King, king, rook),
+        Move::Put { role, to } => (role, to, to),
+    }
+}
+
 /// Saturation bound of every history value.
 pub const HISTORY_MAX: i32 = 16_384;
 
@@ -68,10 +81,15 @@ impl Histories {
     /// against the one table, 1,000 games; docs/results.md, session 53.)
     #[inline]
     fn quiet_index(us: Color, m: Move, threatened: Bitboard) -> usize {
-        let from = m.from().unwrap_or_else(|| m.to());
+        let (_, from, to) = parts(m);
+        Self::butterfly_index(us, from, to, threatened)
+    }
+
+    #[inline]
+    fn butterfly_index(us: Color, from: Square, to: Square, threatened: Bitboard) -> usize {
         let context =
-            2 * usize::from(threatened.contains(from)) + usize::from(threatened.contains(m.to()));
-        ((us as usize) * 4 + context) * 4096 + (from as usize) * 64 + m.to() as usize
+            2 * usize::from(threatened.contains(from)) + usize::from(threatened.contains(to));
+        ((us as usize) * 4 + context) * 4096 + (from as usize) * 64 + to as usize
     }
 
     #[inline]
@@ -107,8 +125,10 @@ impl Histories {
         threatened: Bitboard,
         cont: &[Option<(usize, Square)>; 2],
     ) -> i32 {
-        let cur = Self::piece_to(us, m);
-        let mut s = self.quiet[Self::quiet_index(us, m, threatened)] as i32;
+        // The move's parts are read once (each of shakmaty's accessors matches the move).
+        let (role, from, to) = parts(m);
+        let cur = (piece_index(us, role), to);
+        let mut s = self.quiet[Self::butterfly_index(us, from, to, threatened)] as i32;
         for prev in cont.iter().flatten() {
             s += self.cont[Self::cont_index(*prev, cur)] as i32;
         }
