@@ -258,7 +258,25 @@ impl MovePicker {
 
     /// The next move, or `None` when all are exhausted. The score of the move is returned
     /// too: a negative score means a losing capture (used for pruning decisions).
+    #[inline]
     pub fn next(&mut self, pos: &Chess, hist: &Histories) -> Option<(Move, i32)> {
+        // The most frequent calls, the next quiet move of a sorted list and the next of a
+        // generated list of evasions or quiescence moves, cost a few instructions here;
+        // `next_staged` sets up for every stage's generation on entry.
+        match self.stage {
+            Stage::Quiets => {
+                if let Some(picked) = self.list.take_next() {
+                    return Some(picked);
+                }
+            }
+            Stage::All => return self.list.take_best(),
+            _ => {}
+        }
+        self.next_staged(pos, hist)
+    }
+
+    /// [`MovePicker::next`] through the stages.
+    fn next_staged(&mut self, pos: &Chess, hist: &Histories) -> Option<(Move, i32)> {
         loop {
             match self.stage {
                 Stage::TtMove => {
