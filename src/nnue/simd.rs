@@ -93,7 +93,7 @@ impl Kernels {
         assert!(adds.iter().chain(subs).all(|c| c.len() == n));
         // The three shapes of a move (a quiet move or promotion, a capture, castling) get loops
         // compiled for their number of columns (arrays), which the compiler unrolls: on the
-        // bench that halves the kernel's instructions (docs/results.md, session 71).
+        // bench that cuts the kernel's instructions to a sixth (docs/results.md, session 71).
         match (adds, subs) {
             (&[a], &[s]) => self.update_shaped(parent, child, [a], [s]),
             (&[a], &[s, t]) => self.update_shaped(parent, child, [a], [s, t]),
