@@ -37,7 +37,7 @@ usage: scout                      start the UCI engine
                                   the net with its output scaled by X, or to REF's
                                   scale measured on the positions of DATA
        scout wdl-fit DATA...      fits the win/draw/loss model to datagen files
-       scout convert PGN... --out FILE [--player NAME] [--scale X]
+       scout convert PGN... --out FILE [--player NAME] [--scale X] [--material-scaled true]
                                   match games (fastchess, cutechess, OpenBench)
                                   as training data, appended to FILE (scores
                                   times X: 1/F for a net rescaled by F)

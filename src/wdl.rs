@@ -74,6 +74,18 @@ pub fn wdl(score: i32, material: u32) -> (u32, u32, u32) {
     (w, 1000 - w - l, l)
 }
 
+/// [`wdl`] for a search's score at a root `board`: the model reads the score back in the net's
+/// own units (it was fitted on the data generator's unscaled scores; the search scales by
+/// material, `nnue/scale.rs`) and the board's material.
+pub fn wdl_at(score: i32, board: &Board) -> (u32, u32, u32) {
+    let raw = if score.abs() >= MATE_BOUND {
+        score
+    } else {
+        crate::nnue::scale::unscaled(score, board)
+    };
+    wdl(raw, material(board))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +113,17 @@ mod tests {
         // Level: as many wins as losses, and more draws than three pawns up.
         let (w, d, l) = wdl(0, 58);
         assert!(w.abs_diff(l) <= 1 && d > wdl(300, 58).1, "{w} {d} {l}");
+    }
+
+    /// At a root, the model reads the search's scaled score as the net's own: a pawn ending
+    /// scored +2.05 by the search is the net's +3.00.
+    #[test]
+    fn a_scaled_score_is_read_in_the_nets_units() {
+        let board: Board = "4k3/ppp5/8/8/8/8/PPPP4/4K3".parse().unwrap();
+        let scaled = crate::nnue::scale::scaled(300, &board);
+        assert_eq!(scaled, 205);
+        assert_eq!(wdl_at(scaled, &board), wdl(300, material(&board)));
+        assert_ne!(wdl_at(scaled, &board), wdl(scaled, material(&board)));
+        assert_eq!(wdl_at(MATE_BOUND + 3, &board), (1000, 0, 0));
     }
 }

@@ -438,10 +438,7 @@ impl Controller {
             tablebases: self.tablebases.clone(),
             tb_settings: self.options.syzygy,
             mode: self.mode,
-            wdl_material: self
-                .options
-                .show_wdl
-                .then(|| crate::wdl::material(self.root.chess().board())),
+            show_wdl: self.options.show_wdl,
             strength,
         }));
         self.send(job);

@@ -3,7 +3,7 @@
 //! a limited strength that chooses among several lines, the chosen line printed again last as
 //! `multipv 1`.
 
-use shakmaty::CastlingMode;
+use shakmaty::{Board, CastlingMode};
 
 use super::output::emit;
 use crate::search::{IterationInfo, Reporter};
@@ -12,7 +12,8 @@ use crate::uci;
 /// Prints the search's progress as UCI `info` lines.
 pub(super) struct UciReporter {
     mode: CastlingMode,
-    wdl_material: Option<u32>,
+    /// The root, when `wdl` is shown.
+    wdl_root: Option<Board>,
     /// At a level that chooses among several lines: every line shown, by depth and MultiPV
     /// index, written as it would read as the line played (`multipv 1`). `None` at full
     /// strength.
@@ -23,21 +24,21 @@ pub(super) struct UciReporter {
 type ShownLine = (i32, usize, String);
 
 impl UciReporter {
-    /// A reporter for a search in castling notation `mode`, with `wdl` computed from the
-    /// root's material (`None`: UCI_ShowWDL is off); `choosing`: a level will choose among
+    /// A reporter for a search in castling notation `mode`, with `wdl` computed at the root
+    /// `wdl_root` (`None`: UCI_ShowWDL is off); `choosing`: a level will choose among
     /// the lines shown, so they are kept for [`UciReporter::show_played`].
-    pub(super) fn new(mode: CastlingMode, wdl_material: Option<u32>, choosing: bool) -> Self {
+    pub(super) fn new(mode: CastlingMode, wdl_root: Option<Board>, choosing: bool) -> Self {
         UciReporter {
             mode,
-            wdl_material,
+            wdl_root,
             lines_shown: choosing.then(Vec::new),
         }
     }
 
     fn line(&self, info: &IterationInfo) -> String {
         let mut line = uci::info_line(info, self.mode);
-        if let Some(material) = self.wdl_material {
-            let (w, d, l) = crate::wdl::wdl(info.score, material);
+        if let Some(root) = &self.wdl_root {
+            let (w, d, l) = crate::wdl::wdl_at(info.score, root);
             if let Some(at) = line.find(" nodes ") {
                 line.insert_str(at, &format!(" wdl {w} {d} {l}"));
             }

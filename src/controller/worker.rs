@@ -33,8 +33,8 @@ pub(super) struct SearchJob {
     pub(super) tablebases: Option<Arc<Tablebases>>,
     pub(super) tb_settings: ProbeSettings,
     pub(super) mode: CastlingMode,
-    /// The root's material for `wdl` in `info` (`None`: UCI_ShowWDL is off).
-    pub(super) wdl_material: Option<u32>,
+    /// Show `wdl` in `info` (UCI_ShowWDL).
+    pub(super) show_wdl: bool,
     /// The level to play at (`None`: full strength).
     pub(super) strength: Option<Level>,
 }
@@ -86,13 +86,14 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                     tablebases,
                     tb_settings,
                     mode,
-                    wdl_material,
+                    show_wdl,
                     strength,
                 } = *job;
                 pool.set_tt(tt);
                 pool.set_tablebases(tablebases, tb_settings);
                 let choosing = strength.is_some_and(|level| level.lines > 1);
-                let mut reporter = UciReporter::new(mode, wdl_material, choosing);
+                let wdl_root = show_wdl.then(|| root.chess().board().clone());
+                let mut reporter = UciReporter::new(mode, wdl_root, choosing);
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     if strength.is_some() {

@@ -18,11 +18,14 @@
 //! `v = clamp(acc, 0, QA)`. Training keeps |output weight| ≤ 127 / QB so that `v·w` fits an
 //! i16, which the SIMD kernels (`simd.rs`) rely on.
 //!
+//! The search reads the net's output scaled by the material on the board (`scale.rs`).
+//!
 //! Training lives in `training/train`; this module only reads nets (`file.rs`) and evaluates them.
 
 pub mod accumulator;
 pub mod file;
 pub mod inputs;
+pub mod scale;
 pub mod simd;
 
 use shakmaty::Color;
@@ -210,6 +213,12 @@ pub fn explain(net: &Network, pos: &shakmaty::Chess) -> String {
         "NNUE evaluation: {:+.2} (White's view), {:+} cp for the side to move\n",
         total as f64 / 100.0,
         white(total)
+    ));
+    let scaled = scale::scaled(total, pos.board());
+    out.push_str(&format!(
+        "Scaled by material (x{:.3}, as the search reads it): {:+.2} (White's view)\n",
+        f64::from(scale::material_scale(pos.board())) / f64::from(scale::ONE),
+        scaled as f64 / 100.0
     ));
     out
 }

@@ -81,35 +81,12 @@ pub enum Feature {
     QsMoveCount,
     Delta,
     Correction,
-}
-
-/// The net's evaluation as the search uses it: scaled down as the pieces come off, from about
-/// 0.95 of itself with every piece on the board to 0.68 with pawns and kings alone. The bet:
-/// Scout's scores run larger in endgames than the results behind them (its own WDL model puts
-/// an even chance of a win at +0.80 with every piece, at +3.66 with 20 points of material), and
-/// a search that overrates endgames trades into them. Pawns do not count.
-#[inline]
-fn material_scaled(raw: i32, board: &shakmaty::Board) -> i32 {
-    /// Each piece's weight in the scale (knight, bishop, rook, queen), in 1/32,768ths.
-    const WEIGHT: [i32; 4] = [450, 450, 650, 1250];
-    const BASE: i32 = 22_400;
-    let pieces = [
-        board.knights(),
-        board.bishops(),
-        board.rooks(),
-        board.queens(),
-    ];
-    let material: i32 = pieces
-        .iter()
-        .zip(WEIGHT)
-        .map(|(bb, w)| bb.count() as i32 * w)
-        .sum();
-    (i64::from(raw) * i64::from(BASE + material) / 32_768) as i32
+    MaterialScale,
 }
 
 impl Feature {
     /// Every feature with its short name (as used by `SCOUT_DISABLE`).
-    pub const ALL: [(Feature, &'static str); 16] = [
+    pub const ALL: [(Feature, &'static str); 17] = [
         (Feature::Aspiration, "aspiration"),
         (Feature::MateDistance, "mdp"),
         (Feature::ReverseFutility, "rfp"),
@@ -126,6 +103,7 @@ impl Feature {
         (Feature::QsMoveCount, "qsmovecount"),
         (Feature::Delta, "delta"),
         (Feature::Correction, "corrhist"),
+        (Feature::MaterialScale, "matscale"),
     ];
 }
 
@@ -148,7 +126,7 @@ impl SearchConfig {
                 .iter()
                 .find(|(_, n)| *n == name)
                 .ok_or_else(|| format!("unknown search feature {name}"))?;
-            config.disabled |= 1 << *f as u32;
+            config.disable(*f);
         }
         Ok(config)
     }
@@ -170,6 +148,18 @@ impl SearchConfig {
     #[inline(always)]
     pub fn on(&self, f: Feature) -> bool {
         self.selective && self.disabled & (1 << f as u32) == 0
+    }
+
+    /// Switches `f` off.
+    pub fn disable(&mut self, f: Feature) {
+        self.disabled |= 1 << f as u32;
+    }
+
+    /// Is the evaluation scaled by material (`nnue/scale.rs`)? Not a selective step: the
+    /// exact search scales as the full one does unless `matscale` is switched off.
+    #[inline(always)]
+    pub fn scales_material(&self) -> bool {
+        self.disabled & (1 << Feature::MaterialScale as u32) == 0
     }
 }
 
@@ -423,6 +413,16 @@ impl Searcher {
         self.net = AccumulatorStack::new(net, MAX_PLY + 8);
     }
 
+    /// Switches feature `f` off for this searcher's searches from now on.
+    pub fn disable(&mut self, f: Feature) {
+        self.config.disable(f);
+    }
+
+    /// The search's features as they are.
+    pub fn config(&self) -> SearchConfig {
+        self.config
+    }
+
     /// The network in use.
     pub fn network(&self) -> &Arc<Network> {
         self.net.net()
@@ -433,7 +433,7 @@ impl Searcher {
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         let raw = self.net.evaluate(ply, pos.chess());
-        material_scaled(raw, pos.chess().board())
+        self.scaled(raw, pos)
     }
 
     /// Where `pos` lies in the correction tables, when correction history is on.
@@ -451,11 +451,19 @@ impl Searcher {
 
     /// The static evaluation of a position off the search path (computed from scratch).
     fn evaluate_from_scratch(&mut self, pos: &Position) -> i32 {
-        let board = pos.chess().board();
-        material_scaled(
-            crate::nnue::evaluate_board(self.net.net(), board, pos.turn()),
-            board,
-        )
+        let raw = crate::nnue::evaluate_board(self.net.net(), pos.chess().board(), pos.turn());
+        self.scaled(raw, pos)
+    }
+
+    /// The net's output `raw` at `pos` as the search reads it: scaled by material unless
+    /// that is switched off.
+    #[inline]
+    fn scaled(&self, raw: i32, pos: &Position) -> i32 {
+        if self.config.scales_material() {
+            crate::nnue::scale::scaled(raw, pos.chess().board())
+        } else {
+            raw
+        }
     }
 
     /// Replaces the transposition table (after a resize).

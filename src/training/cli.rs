@@ -118,12 +118,13 @@ fn report(
 
 fn convert(args: &[String]) -> Result<(), Failure> {
     let (inputs, named) = options(args)?;
-    let (mut out, mut player, mut scale) = (None, None, 1.0);
+    let (mut out, mut player, mut scale, mut material_scaled) = (None, None, 1.0, false);
     for (name, value) in named {
         match name.as_str() {
             "out" => out = Some(value),
             "player" => player = Some(value),
             "scale" => scale = number::<f64>("scale", &value)?,
+            "material-scaled" => material_scaled = number(&name, &value)?,
             _ => return Err(format!("unknown option --{name}").into()),
         }
     }
@@ -138,6 +139,7 @@ fn convert(args: &[String]) -> Result<(), Failure> {
     let select = super::convert::Select {
         player: player.as_deref(),
         scale,
+        material_scaled,
     };
     let result = super::convert::run(&inputs, &out, select, &mut stats);
     if let Err(e) = &result {

@@ -9,7 +9,10 @@
 //! from the mover's view; the record holds it in centipawns from White's view, with the game's
 //! result. Games ending in `*` are skipped. With `--scale X` every kept score is multiplied by X
 //! (rounded): a net rescaled by `scout rescale --factor F` searches in F times its parent's
-//! centipawns, and `--scale 1/F` brings its games back to the scale of the parent's data.
+//! centipawns, and `--scale 1/F` brings its games back to the scale of the parent's data. With
+//! `--material-scaled true` every kept score is first divided by the material scale of its
+//! position (`nnue/scale.rs`): games of a Scout whose search scales its evaluation by material
+//! (session 73 on) come back to the net's own units, as the data generator writes them.
 //!
 //! Games are written whole, as they are read: a damaged file stops the conversion with an
 //! error naming the game and the line, and the records of the games before it stay written.
@@ -123,6 +126,8 @@ pub struct Select<'a> {
     pub player: Option<&'a str>,
     /// Every kept score times this (rounded to the nearest centipawn).
     pub scale: f64,
+    /// The scores are material-scaled (`nnue/scale.rs`): each is unscaled first.
+    pub material_scaled: bool,
 }
 
 impl Default for Select<'_> {
@@ -130,6 +135,7 @@ impl Default for Select<'_> {
         Select {
             player: None,
             scale: 1.0,
+            material_scaled: false,
         }
     }
 }
@@ -161,6 +167,11 @@ pub fn game_records(game: &Game, select: Select, stats: &mut Stats) -> Vec<Packe
                 Some(Score::Cp(_)) if played.mv.is_capture() => Some(&mut stats.capture),
                 Some(Score::Cp(_)) if played.mv.is_promotion() => Some(&mut stats.promotion),
                 Some(Score::Cp(cp)) => {
+                    let cp = if select.material_scaled {
+                        crate::nnue::scale::unscaled(cp, pos.board())
+                    } else {
+                        cp
+                    };
                     let cp = (f64::from(cp) * select.scale).round() as i32;
                     kept.push((pos.clone(), pos.turn().fold_wb(cp, -cp)));
                     None
@@ -364,7 +375,8 @@ mod tests {
     }
 
     /// `--scale` multiplies every kept score, rounded to the nearest centipawn (halves away
-    /// from zero, the same for either side), and leaves the choice of moves alone.
+    /// from zero, the same for either side), `--material-scaled true` divides it by its
+    /// position's material scale; neither changes the choice of moves.
     #[test]
     fn a_scale_multiplies_every_kept_score() {
         let text = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {+0.30/10} e5 \
@@ -390,9 +402,18 @@ mod tests {
         let (halved, _) = scores(Select {
             player: Some("b"),
             scale: 0.5,
+            ..Select::default()
         });
         // Black's e5 (−0.20: +10 for White), Nc6 (+7.5 → 8), a6 (+0.01 for Black: −0.5 → −1).
         assert_eq!(halved, [10, 8, -1]);
+        // Material-scaled scores with every piece on the board: each × 32,768 / 31,100.
+        let (unscaled, unscaled_stats) = scores(Select {
+            material_scaled: true,
+            ..Select::default()
+        });
+        // 31.6 → 32, 21.07 → 21, 3.16 → 3, 15.8 → 16, 1.05 → 1.
+        assert_eq!(unscaled, [32, 21, 3, 16, -1]);
+        assert_eq!(unscaled_stats, plain_stats);
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! seed mixed with the file's length, so a continued run never replays the games it has. A run
 //! holds an advisory lock on its file, so a second run on the same file is refused.
 //! Both sides play with the net built into the engine, or the one given with `--net`. (Generation
-//! 0's data came from the handcrafted evaluation that preceded the nets: see the README.)
+//! 0's data came from the handcrafted evaluation that preceded the nets: see the README.) The
+//! search does not scale the net's output by material here (`nnue/scale.rs`): the labels stay in
+//! the net's own units, so a net trained on them is scaled once by the engine, not twice.
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -25,7 +27,7 @@ use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::position::Position;
 use crate::score::MATE_BOUND;
-use crate::search::{Limits, Searcher, SharedFlags, Silent};
+use crate::search::{Feature, Limits, Searcher, SharedFlags, Silent};
 use crate::time::TimeManager;
 use crate::tools::openings::{self, Recipe};
 use crate::training::packed::{self, GAME_END, Outcome, Packed};
@@ -92,6 +94,14 @@ struct Progress {
     black_wins: AtomicU64,
     discarded: AtomicU64,
     duplicates: AtomicU64,
+}
+
+/// A searcher as the data generator plays and labels with: `config`'s net, no material scaling.
+fn labelling_searcher(tt: &Arc<TranspositionTable>, config: &Config) -> Searcher {
+    let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
+    searcher.set_network(config.net.clone());
+    searcher.disable(Feature::MaterialScale);
+    searcher
 }
 
 /// Plays games on `config.threads` threads until `config.out` holds `config.games` games,
@@ -255,8 +265,7 @@ fn worker(
 ) -> std::io::Result<()> {
     let mut rng = StdRng::seed_from_u64(seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let tt = Arc::new(TranspositionTable::new(16));
-    let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
-    searcher.set_network(config.net.clone());
+    let mut searcher = labelling_searcher(&tt, config);
     while next_game.fetch_add(1, Ordering::Relaxed) < config.games {
         let game = loop {
             // A game that kept no position is not a game of the file: play another.
@@ -411,7 +420,11 @@ mod tests {
         };
         let mut rng = StdRng::seed_from_u64(7);
         let tt = Arc::new(TranspositionTable::new(1));
-        let mut searcher = Searcher::new(tt.clone(), Arc::new(SharedFlags::default()));
+        let mut searcher = labelling_searcher(&tt, &config);
+        assert!(
+            !searcher.config().scales_material(),
+            "labels in scaled units"
+        );
         let mut games = 0;
         let mut positions = 0;
         while games < 3 {

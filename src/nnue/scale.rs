@@ -1,0 +1,92 @@
+//! Material scaling: the net's output as the search reads it, shrunk as the pieces come off.
+//!
+//! The search multiplies every evaluation by `(22,400 + 450·N + 450·B + 650·R + 1,250·Q) /
+//! 32,768`, counting both sides' knights, bishops, rooks and queens (pawns and kings do not
+//! count): about 0.95 with every piece on the board, 0.68 with pawns and kings alone. The bet:
+//! Scout's nets score endgames larger than the results behind them (its own WDL model puts an
+//! even chance of a win at +0.80 with every piece, at +3.66 with 20 points of material), and a
+//! search that overrates endgames trades into them. Measured: +50.4 ± 16.1 at 25,000 nodes
+//! (docs/results.md, session 72) and the clock test in session 73.
+//!
+//! The data generator turns it off (`matscale` in `SCOUT_DISABLE` terms), so that the labels a
+//! net learns from stay in the net's own units; match scores of a scaling Scout are brought back
+//! to them with [`unscaled`] (`convert --material-scaled`), and so is the score the WDL model
+//! reads, since it was fitted on unscaled scores.
+
+use shakmaty::{Board, Role};
+
+/// The scale's unit: a scale of `ONE` leaves the evaluation as it is.
+pub const ONE: i32 = 32_768;
+/// The scale with no piece on the board but pawns and kings.
+const BASE: i32 = 22_400;
+/// Each piece's part of the scale, whichever side it belongs to.
+const WEIGHTS: [(Role, i32); 4] = [
+    (Role::Knight, 450),
+    (Role::Bishop, 450),
+    (Role::Rook, 650),
+    (Role::Queen, 1_250),
+];
+
+/// The scale of `board` in 1/[`ONE`]ths: 31,100 with every piece, 22,400 with none.
+#[inline]
+pub fn material_scale(board: &Board) -> i32 {
+    BASE + WEIGHTS
+        .iter()
+        .map(|&(role, w)| board.by_role(role).count() as i32 * w)
+        .sum::<i32>()
+}
+
+/// The net's evaluation `raw` as the search uses it on `board` (rounded toward zero, so a
+/// score and its negation scale alike).
+#[inline]
+pub fn scaled(raw: i32, board: &Board) -> i32 {
+    (i64::from(raw) * i64::from(material_scale(board)) / i64::from(ONE)) as i32
+}
+
+/// A scaled score back in the net's own units (the inverse of [`scaled`] up to rounding).
+pub fn unscaled(score: i32, board: &Board) -> i32 {
+    let scale = i64::from(material_scale(board));
+    let num = i64::from(score) * i64::from(ONE);
+    // Rounded to the nearest, halves away from zero, alike for both signs.
+    ((num.abs() + scale / 2) / scale * num.signum()) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(fen: &str) -> Board {
+        fen.parse().unwrap()
+    }
+
+    #[test]
+    fn the_scale_runs_from_all_pieces_to_none() {
+        let start = board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR");
+        assert_eq!(material_scale(&start), 31_100);
+        let pawns = board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3");
+        assert_eq!(material_scale(&pawns), BASE);
+        // One rook and one knight, on different sides: the side does not matter.
+        let rn = board("4k3/8/8/8/8/8/8/R3K1n1");
+        assert_eq!(material_scale(&rn), BASE + 650 + 450);
+        assert_eq!(scaled(1_000, &start), 949);
+        assert_eq!(scaled(-1_000, &start), -949);
+        assert_eq!(scaled(1_000, &pawns), 683);
+        assert_eq!(scaled(0, &pawns), 0);
+    }
+
+    #[test]
+    fn unscaling_inverts_scaling() {
+        let boards = [
+            board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"),
+            board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3"),
+            board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R"),
+        ];
+        for b in &boards {
+            for raw in [-3_000, -731, -1, 0, 1, 57, 250, 2_999] {
+                let back = unscaled(scaled(raw, b), b);
+                assert!((back - raw).abs() <= 1, "{raw} -> {back}");
+                assert_eq!(unscaled(-scaled(raw, b), b), -back);
+            }
+        }
+    }
+}
