@@ -10,7 +10,7 @@
 
 use shakmaty::{Board, Role};
 
-use crate::score::MATE_BOUND;
+use crate::score::{EVAL_LIMIT, MATE_BOUND};
 
 /// Coefficients of `a(m)` (constant first), in centipawns, as printed by `scout wdl-fit` (the
 /// README says on which data).
@@ -76,9 +76,10 @@ pub fn wdl(score: i32, material: u32) -> (u32, u32, u32) {
 
 /// [`wdl`] for a search's score at a root `board`: the model reads the score back in the net's
 /// own units (it was fitted on the data generator's unscaled scores; the search scales by
-/// material, `nnue/scale.rs`) and the board's material.
+/// material, `nnue/scale.rs`) and the board's material. Tablebase and mate scores lie beyond
+/// every evaluation and were never scaled.
 pub fn wdl_at(score: i32, board: &Board) -> (u32, u32, u32) {
-    let raw = if score.abs() >= MATE_BOUND {
+    let raw = if score.abs() > EVAL_LIMIT {
         score
     } else {
         crate::nnue::scale::unscaled(score, board)

@@ -5,8 +5,9 @@
 //! count): about 0.95 with every piece on the board, 0.68 with pawns and kings alone. The bet:
 //! Scout's nets score endgames larger than the results behind them (its own WDL model puts an
 //! even chance of a win at +0.80 with every piece, at +3.66 with 20 points of material), and a
-//! search that overrates endgames trades into them. Measured: +50.4 ± 16.1 at 25,000 nodes
-//! (docs/results.md, session 72) and the clock test in session 73.
+//! search that overrates endgames trades into them. Measured against the same search without
+//! it: +50.4 ± 16.1 at 25,000 nodes (1,000 games) and +47.2 ± 28.2 at 8+0.08 (200 games;
+//! docs/results.md, sessions 72 and 73).
 //!
 //! The data generator turns it off (`matscale` in `SCOUT_DISABLE` terms), so that the labels a
 //! net learns from stay in the net's own units; match scores of a scaling Scout are brought back
