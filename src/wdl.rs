@@ -122,7 +122,7 @@ mod tests {
     fn a_scaled_score_is_read_in_the_nets_units() {
         let board: Board = "4k3/ppp5/8/8/8/8/PPPP4/4K3".parse().unwrap();
         let scaled = crate::nnue::scale::scaled(300, &board);
-        assert_eq!(scaled, 205);
+        assert_eq!(scaled, 135);
         assert_eq!(wdl_at(scaled, &board), wdl(300, material(&board)));
         assert_ne!(wdl_at(scaled, &board), wdl(scaled, material(&board)));
         assert_eq!(wdl_at(MATE_BOUND + 3, &board), (1000, 0, 0));
