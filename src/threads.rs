@@ -20,7 +20,9 @@ use std::thread;
 
 use crate::nnue::Network;
 use crate::position::Position;
-use crate::search::{Group, Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent};
+use crate::search::{
+    Feature, Group, Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent,
+};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
 use crate::tt::TranspositionTable;
@@ -130,6 +132,26 @@ impl ThreadPool {
         self.main.search(root, history, limits, time, reporter)
     }
 
+    /// Searches at a limited strength (`UCI_LimitStrength`): the main thread alone, whatever
+    /// `Threads` says, so that a level's node budget means the same with any number of
+    /// threads, and without the material scaling (`nnue/scale.rs`), since the levels' budgets,
+    /// spreads and margins were calibrated on an unscaled search (README, *Playing at a human
+    /// strength*). Full-strength searches afterwards scale as before.
+    pub fn search_at_level(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: Limits,
+        time: TimeManager,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let config = self.main.config();
+        self.main.disable(Feature::MaterialScale);
+        let result = self.search_alone(root, history, limits, time, reporter);
+        self.main.set_config(config);
+        result
+    }
+
     /// Searches with every thread; the main thread's result is the answer. Arguments as for
     /// [`Searcher::search`]. `limits.nodes` counts the nodes of all threads together.
     pub fn search(
@@ -225,5 +247,48 @@ mod tests {
         assert_eq!(pool.threads(), 3);
         pool.set_threads(2);
         assert_eq!(pool.threads(), 2);
+    }
+
+    fn pool() -> ThreadPool {
+        ThreadPool::new(
+            Arc::new(TranspositionTable::new(16)),
+            Arc::new(SharedFlags::default()),
+        )
+    }
+
+    fn to_depth(pool: &mut ThreadPool, root: &Position, level: bool) -> SearchResult {
+        let limits = Limits {
+            depth: Some(8),
+            multipv: 2,
+            ..Limits::default()
+        };
+        let time = TimeManager::infinite();
+        if level {
+            pool.search_at_level(root, &[], limits, time, &mut Silent)
+        } else {
+            pool.search_alone(root, &[], limits, time, &mut Silent)
+        }
+    }
+
+    #[test]
+    fn a_level_searches_unscaled_and_leaves_the_scaling_on() {
+        // A rook endgame: the scale is far from one, so scaled and unscaled trees differ.
+        let fen = "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1";
+        let root = Position::from_fen(fen, shakmaty::CastlingMode::Standard).unwrap();
+        let mut unscaled = pool();
+        unscaled.main().disable(Feature::MaterialScale);
+        let want = to_depth(&mut unscaled, &root, false);
+        let mut at_level = pool();
+        let got = to_depth(&mut at_level, &root, true);
+        assert_eq!(
+            (got.nodes, got.score, got.best),
+            (want.nodes, want.score, want.best)
+        );
+        let scores = |r: &SearchResult| r.lines.iter().map(|l| l.score).collect::<Vec<_>>();
+        assert_eq!(scores(&got), scores(&want));
+        // The searches after it scale again, and scaling changes this search's answer.
+        assert!(at_level.main().config().scales_material());
+        let scaled = to_depth(&mut pool(), &root, false);
+        assert_ne!((scaled.nodes, scaled.score), (want.nodes, want.score));
     }
 }

@@ -97,7 +97,7 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
                 // A panic in the search must still produce a legal answer, not a time loss.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     if strength.is_some() {
-                        pool.search_alone(&root, &history, limits, time, &mut reporter)
+                        pool.search_at_level(&root, &history, limits, time, &mut reporter)
                     } else {
                         pool.search(&root, &history, limits, time, &mut reporter)
                     }

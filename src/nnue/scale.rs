@@ -1,18 +1,23 @@
 //! Material scaling: the net's output as the search reads it, shrunk as the pieces come off.
 //!
-//! The search multiplies every evaluation by `(22,400 + 450·N + 450·B + 650·R + 1,250·Q) /
+//! The search multiplies every evaluation by `(14,750 + 845·N + 845·B + 1,225·R + 2,345·Q) /
 //! 32,768`, counting both sides' knights, bishops, rooks and queens (pawns and kings do not
-//! count): about 0.95 with every piece on the board, 0.68 with pawns and kings alone. The bet:
+//! count): about 0.95 with every piece on the board, 0.45 with pawns and kings alone. The bet:
 //! Scout's nets score endgames larger than the results behind them (its own WDL model puts an
 //! even chance of a win at +0.80 with every piece, at +3.66 with 20 points of material), and a
 //! search that overrates endgames trades into them. Measured against the same search without
-//! it: +50.4 ± 16.1 at 25,000 nodes (1,000 games) and +47.2 ± 28.2 at 8+0.08 (200 games;
-//! docs/results.md, sessions 72 and 73).
+//! it, at 0.68 with pawns alone: +50.4 ± 16.1 at 25,000 nodes (1,000 games) and +47.2 ± 28.2 at
+//! 8+0.08 (200 games; docs/results.md, sessions 72 and 73). Against that first scale, the same
+//! 0.95 at the start and less at the end: 0.60 +3.1 ± 15.8, 0.52 +17.8 ± 14.6, 0.45 +34.0 ±
+//! 19.7 at 25,000 nodes (1,000, 1,271 and 595 games), and 0.45 +23.9 ± 26.9 at 8+0.08 (160
+//! games; session 74).
 //!
 //! The data generator turns it off (`matscale` in `SCOUT_DISABLE` terms), so that the labels a
 //! net learns from stay in the net's own units; match scores of a scaling Scout are brought back
 //! to them with [`unscaled`] (`convert --material-scaled`), and so is the score the WDL model
-//! reads, since it was fitted on unscaled scores.
+//! reads, since it was fitted on unscaled scores. [`unscaled`] inverts this build's scale only:
+//! games of a Scout with another scale are converted with that Scout's own binary. The
+//! limited-strength levels search unscaled, as they were calibrated (`threads.rs`).
 
 use shakmaty::{Board, Role};
 

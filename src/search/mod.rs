@@ -423,6 +423,11 @@ impl Searcher {
         self.config
     }
 
+    /// Searches with the features of `config` from now on (as [`Searcher::config`] gave them).
+    pub fn set_config(&mut self, config: SearchConfig) {
+        self.config = config;
+    }
+
     /// The network in use.
     pub fn network(&self) -> &Arc<Network> {
         self.net.net()
