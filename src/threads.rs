@@ -118,20 +118,6 @@ impl ThreadPool {
         }
     }
 
-    /// Searches with the main thread only, whatever `Threads` says (a limited strength: its
-    /// node budget must mean the same with any number of threads).
-    pub fn search_alone(
-        &mut self,
-        root: &Position,
-        history: &[u64],
-        limits: Limits,
-        time: TimeManager,
-        reporter: &mut dyn Reporter,
-    ) -> SearchResult {
-        self.main.leave_group();
-        self.main.search(root, history, limits, time, reporter)
-    }
-
     /// Searches at a limited strength (`UCI_LimitStrength`): the main thread alone, whatever
     /// `Threads` says, so that a level's node budget means the same with any number of
     /// threads, and without the material scaling (`nnue/scale.rs`), since the levels' budgets,
@@ -147,7 +133,8 @@ impl ThreadPool {
     ) -> SearchResult {
         let config = self.main.config();
         self.main.disable(Feature::MaterialScale);
-        let result = self.search_alone(root, history, limits, time, reporter);
+        self.main.leave_group();
+        let result = self.main.search(root, history, limits, time, reporter);
         self.main.set_config(config);
         result
     }
@@ -163,7 +150,8 @@ impl ThreadPool {
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
         if self.helpers.is_empty() {
-            return self.search_alone(root, history, limits, time, reporter);
+            self.main.leave_group();
+            return self.main.search(root, history, limits, time, reporter);
         }
         let group = Arc::new(Group::new(self.threads()));
         self.tt.new_search();
@@ -266,7 +254,7 @@ mod tests {
         if level {
             pool.search_at_level(root, &[], limits, time, &mut Silent)
         } else {
-            pool.search_alone(root, &[], limits, time, &mut Silent)
+            pool.search(root, &[], limits, time, &mut Silent)
         }
     }
 
