@@ -41,6 +41,9 @@ pub struct ThreadPool {
     flags: Arc<SharedFlags>,
     tablebases: Option<Arc<Tablebases>>,
     tb_settings: ProbeSettings,
+    /// Whether the table's entries were written by a search that scaled its evaluations by
+    /// material (`nnue/scale.rs`); `None` for a table no search of this pool has written.
+    table_scaled: Option<bool>,
 }
 
 impl ThreadPool {
@@ -53,6 +56,7 @@ impl ThreadPool {
             flags,
             tablebases: None,
             tb_settings: ProbeSettings::default(),
+            table_scaled: None,
         }
     }
 
@@ -107,7 +111,21 @@ impl ThreadPool {
         for h in self.helpers.iter_mut() {
             h.set_tt(tt.clone());
         }
+        if !Arc::ptr_eq(&self.tt, &tt) {
+            self.table_scaled = None;
+        }
         self.tt = tt;
+    }
+
+    /// Before a search whose evaluations are `scaled` or not: a table written in the other
+    /// units is cleared, since its scores and evaluations would mislead this search (a GUI
+    /// that turns `UCI_LimitStrength` on or off in a game, or analyses at a level with
+    /// `go infinite`, which searches at full strength).
+    fn table_for(&mut self, scaled: bool) {
+        if self.table_scaled == Some(!scaled) {
+            self.tt.clear();
+        }
+        self.table_scaled = Some(scaled);
     }
 
     /// Forgets what every thread learned in earlier games.
@@ -122,7 +140,8 @@ impl ThreadPool {
     /// `Threads` says, so that a level's node budget means the same with any number of
     /// threads, and without the material scaling (`nnue/scale.rs`), since the levels' budgets,
     /// spreads and margins were calibrated on an unscaled search (README, *Playing at a human
-    /// strength*). Full-strength searches afterwards scale as before.
+    /// strength*). Full-strength searches afterwards scale as before; the table is cleared
+    /// whenever the units change (see `table_for`).
     pub fn search_at_level(
         &mut self,
         root: &Position,
@@ -133,6 +152,7 @@ impl ThreadPool {
     ) -> SearchResult {
         let config = self.main.config();
         self.main.disable(Feature::MaterialScale);
+        self.table_for(false);
         self.main.leave_group();
         let result = self.main.search(root, history, limits, time, reporter);
         self.main.set_config(config);
@@ -149,6 +169,7 @@ impl ThreadPool {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
+        self.table_for(self.main.config().scales_material());
         if self.helpers.is_empty() {
             self.main.leave_group();
             return self.main.search(root, history, limits, time, reporter);
@@ -278,5 +299,35 @@ mod tests {
         assert!(at_level.main().config().scales_material());
         let scaled = to_depth(&mut pool(), &root, false);
         assert_ne!((scaled.nodes, scaled.score), (want.nodes, want.score));
+    }
+
+    /// The table never serves a search entries written in the other units: a level's search
+    /// clears what a full-strength search left, and the other way round; searches in the
+    /// same units keep what they share.
+    #[test]
+    fn the_table_is_cleared_when_the_units_change() {
+        use shakmaty::Position as _;
+        let fen = |f: &str| Position::from_fen(f, shakmaty::CastlingMode::Standard).unwrap();
+        let a = fen("8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1");
+        let b = fen("4k3/ppp5/8/8/8/8/PPPP4/4K3 w - - 0 1");
+        let mut pool = pool();
+        let tt = pool.tt.clone();
+        // Does the table hold an entry for some position after a first move from `root`?
+        let held = |root: &Position| {
+            let moves = root.chess().legal_moves();
+            moves
+                .iter()
+                .any(|&m| tt.probe(root.play(m).key()).is_some())
+        };
+        to_depth(&mut pool, &a, false);
+        to_depth(&mut pool, &b, false);
+        assert!(held(&a), "same units keep the table");
+        to_depth(&mut pool, &b, true);
+        assert!(!held(&a), "a level clears a scaled table");
+        assert!(held(&b));
+        to_depth(&mut pool, &a, true);
+        assert!(held(&b), "levels keep each other's entries");
+        to_depth(&mut pool, &a, false);
+        assert!(!held(&b), "full strength clears a level's table");
     }
 }

@@ -621,6 +621,7 @@ mod tests {
             elapsed_ms: 10,
             hashfull: 0,
             pv: &[],
+            scaled: true,
         };
         let line = info_line(&info(TB_WIN - 1), CastlingMode::Standard);
         assert!(line.contains(&format!("score cp {}", TB_WIN - 1)), "{line}");

@@ -74,12 +74,13 @@ pub fn wdl(score: i32, material: u32) -> (u32, u32, u32) {
     (w, 1000 - w - l, l)
 }
 
-/// [`wdl`] for a search's score at a root `board`: the model reads the score back in the net's
-/// own units (it was fitted on the data generator's unscaled scores; the search scales by
-/// material, `nnue/scale.rs`) and the board's material. Tablebase and mate scores lie beyond
-/// every evaluation and were never scaled.
-pub fn wdl_at(score: i32, board: &Board) -> (u32, u32, u32) {
-    let raw = if score.abs() > EVAL_LIMIT {
+/// [`wdl`] for a search's score at a root `board`: the model reads the score in the net's own
+/// units (it was fitted on the data generator's unscaled scores) and the board's material.
+/// `scaled`: the search scaled its evaluations by material (`nnue/scale.rs`), so the score is
+/// read back first; a search without the scale (a `UCI_Elo` level) is already in the net's
+/// units. Tablebase and mate scores lie beyond every evaluation and were never scaled.
+pub fn wdl_at(score: i32, board: &Board, scaled: bool) -> (u32, u32, u32) {
+    let raw = if score.abs() > EVAL_LIMIT || !scaled {
         score
     } else {
         crate::nnue::scale::unscaled(score, board)
@@ -117,14 +118,16 @@ mod tests {
     }
 
     /// At a root, the model reads the search's scaled score as the net's own: a pawn ending
-    /// scored +2.05 by the search is the net's +3.00.
+    /// scored +1.35 by the search is the net's +3.00. An unscaled search's score (a level's) is
+    /// read as it is.
     #[test]
     fn a_scaled_score_is_read_in_the_nets_units() {
         let board: Board = "4k3/ppp5/8/8/8/8/PPPP4/4K3".parse().unwrap();
         let scaled = crate::nnue::scale::scaled(300, &board);
         assert_eq!(scaled, 135);
-        assert_eq!(wdl_at(scaled, &board), wdl(300, material(&board)));
-        assert_ne!(wdl_at(scaled, &board), wdl(scaled, material(&board)));
-        assert_eq!(wdl_at(MATE_BOUND + 3, &board), (1000, 0, 0));
+        assert_eq!(wdl_at(scaled, &board, true), wdl(300, material(&board)));
+        assert_ne!(wdl_at(scaled, &board, true), wdl(scaled, material(&board)));
+        assert_eq!(wdl_at(300, &board, false), wdl(300, material(&board)));
+        assert_eq!(wdl_at(MATE_BOUND + 3, &board, true), (1000, 0, 0));
     }
 }

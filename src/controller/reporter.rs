@@ -38,7 +38,7 @@ impl UciReporter {
     fn line(&self, info: &IterationInfo) -> String {
         let mut line = uci::info_line(info, self.mode);
         if let Some(root) = &self.wdl_root {
-            let (w, d, l) = crate::wdl::wdl_at(info.score, root);
+            let (w, d, l) = crate::wdl::wdl_at(info.score, root, info.scaled);
             if let Some(at) = line.find(" nodes ") {
                 line.insert_str(at, &format!(" wdl {w} {d} {l}"));
             }

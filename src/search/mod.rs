@@ -235,6 +235,9 @@ pub struct IterationInfo<'a> {
     pub elapsed_ms: u64,
     pub hashfull: u32,
     pub pv: &'a [Move],
+    /// Is `score` in the material-scaled units of `nnue/scale.rs`? A search with `matscale`
+    /// off (a `UCI_Elo` level, the data generator) reports the net's own units.
+    pub scaled: bool,
 }
 
 /// Receives the search's progress (the UCI front end prints it; bench ignores it).

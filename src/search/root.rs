@@ -112,6 +112,7 @@ impl Searcher {
                 elapsed_ms: self.started.elapsed().as_millis() as u64,
                 hashfull: self.tt.hashfull(),
                 pv: &[],
+                scaled: self.config.scales_material(),
             });
             self.wait_for_stop_if_required();
             return SearchResult {
@@ -417,6 +418,7 @@ impl Searcher {
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             hashfull: self.tt.hashfull(),
             pv: &rm.pv,
+            scaled: self.config.scales_material(),
         });
     }
 

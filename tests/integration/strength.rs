@@ -193,3 +193,46 @@ fn full_strength_is_the_default_and_comes_back() {
         assert!(nodes_of(&out) > budget);
     }
 }
+
+/// `UCI_ShowWDL` at a level: a level searches without the material scale, so its scores are
+/// in the net's own units and the model reads them as they are; at full strength the scaled
+/// score is read back first. Either way the `wdl` matches the score it is printed with.
+#[test]
+fn a_levels_wdl_reads_its_unscaled_score() {
+    // A pawn up in a pawn ending: the scale is far from one here.
+    let fen = "4k3/ppp5/8/8/8/8/PPPP4/4K3 w - - 0 1";
+    let board = chess_from_fen(fen, STD).unwrap().board().clone();
+    let material = scout::wdl::material(&board);
+    let wdl_of = |line: &str| -> (u32, u32, u32) {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let i = t.iter().position(|&x| x == "wdl").expect("wdl");
+        let n = |k: usize| t[i + k].parse::<u32>().unwrap();
+        (n(1), n(2), n(3))
+    };
+    for limit in [true, false] {
+        let mut e = limited(2600);
+        e.send(&format!("setoption name UCI_LimitStrength value {limit}"));
+        e.send("setoption name UCI_ShowWDL value true");
+        e.send(&format!("position fen {fen}"));
+        e.send(if limit { "go depth 40" } else { "go depth 8" });
+        let out = e.wait_bestmove(GENEROUS);
+        let mut decisive = 0;
+        for line in out.score_lines().iter().filter(|l| l.contains("score cp")) {
+            let cp = info_cp(line) as i32;
+            let want = if limit {
+                scout::wdl::wdl(cp, material)
+            } else {
+                scout::wdl::wdl_at(cp, &board, true)
+            };
+            assert_eq!(wdl_of(line), want, "limited {limit}: {line}");
+            // The two readings differ here, so the check tells them apart.
+            if scout::wdl::wdl(cp, material) != scout::wdl::wdl_at(cp, &board, true) {
+                decisive += 1;
+            }
+        }
+        assert!(
+            decisive > 0,
+            "limited {limit}: no score the readings tell apart"
+        );
+    }
+}
