@@ -21,7 +21,7 @@ use std::thread;
 use crate::nnue::Network;
 use crate::position::Position;
 use crate::search::{
-    Feature, Group, Limits, Reporter, SearchResult, Searcher, SharedFlags, Silent,
+    Feature, Group, Limits, Reporter, SearchConfig, SearchResult, Searcher, SharedFlags, Silent,
 };
 use crate::tablebase::{ProbeSettings, Tablebases};
 use crate::time::TimeManager;
@@ -117,13 +117,17 @@ impl ThreadPool {
         self.tt = tt;
     }
 
-    /// Before a search whose evaluations are `scaled` or not: a table written in the other
-    /// units is cleared, since its scores and evaluations would mislead this search (a GUI
+    /// Before a search whose evaluations are `scaled` or not: a table and correction histories
+    /// written in the other units are cleared, since their scores would mislead this search (a GUI
     /// that turns `UCI_LimitStrength` on or off in a game, or analyses at a level with
     /// `go infinite`, which searches at full strength).
     fn table_for(&mut self, scaled: bool) {
         if self.table_scaled == Some(!scaled) {
             self.tt.clear();
+            self.main.forget_corrections();
+            for h in self.helpers.iter_mut() {
+                h.forget_corrections();
+            }
         }
         self.table_scaled = Some(scaled);
     }
@@ -150,13 +154,12 @@ impl ThreadPool {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
-        let config = self.main.config();
-        self.main.disable(Feature::MaterialScale);
-        self.table_for(false);
-        self.main.leave_group();
-        let result = self.main.search(root, history, limits, time, reporter);
-        self.main.set_config(config);
-        result
+        let mut unscaled = self.main.config();
+        unscaled.disable(Feature::MaterialScale);
+        self.table_for(unscaled.scales_material());
+        let main = WithConfig::new(&mut self.main, unscaled);
+        main.0.leave_group();
+        main.0.search(root, history, limits, time, reporter)
     }
 
     /// Searches with every thread; the main thread's result is the answer. Arguments as for
@@ -242,6 +245,25 @@ impl Drop for Helpers<'_> {
     }
 }
 
+/// A searcher lent with other features for one search: the features it had come back when
+/// the loan ends, however it ends (the UCI worker catches a search that panics and goes on, and
+/// the next search must not inherit a level's configuration).
+struct WithConfig<'a>(&'a mut Searcher, SearchConfig);
+
+impl<'a> WithConfig<'a> {
+    fn new(searcher: &'a mut Searcher, config: SearchConfig) -> Self {
+        let own = searcher.config();
+        searcher.set_config(config);
+        WithConfig(searcher, own)
+    }
+}
+
+impl Drop for WithConfig<'_> {
+    fn drop(&mut self) {
+        self.0.set_config(self.1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +323,31 @@ mod tests {
         assert_ne!((scaled.nodes, scaled.score), (want.nodes, want.score));
     }
 
+    /// A level's search that unwinds (here its reporter panics at the first iteration) still
+    /// gives the scaling back: the worker survives a panicking search, and the full-strength
+    /// searches after it must not play unscaled.
+    #[test]
+    fn a_level_that_panics_leaves_the_scaling_on() {
+        struct Panics;
+        impl Reporter for Panics {
+            fn iteration(&mut self, _: &crate::search::IterationInfo) {
+                panic!("a reporter that fails");
+            }
+            fn current_move(&mut self, _: i32, _: shakmaty::Move, _: usize) {}
+        }
+        let root = Position::default();
+        let mut pool = pool();
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.search_at_level(&root, &[], limits, TimeManager::infinite(), &mut Panics)
+        }));
+        assert!(unwound.is_err());
+        assert!(pool.main().config().scales_material());
+    }
+
     /// The table never serves a search entries written in the other units: a level's search
     /// clears what a full-strength search left, and the other way round; searches in the
     /// same units keep what they share.
@@ -329,5 +376,35 @@ mod tests {
         assert!(held(&b), "levels keep each other's entries");
         to_depth(&mut pool, &a, false);
         assert!(!held(&b), "full strength clears a level's table");
+    }
+
+    /// Nor does the correction history: a level's search after a full-strength one searches
+    /// exactly as one whose table and corrections were wiped by hand (only the move-ordering
+    /// histories carry over), and differently from one that kept the corrections.
+    #[test]
+    fn the_corrections_are_forgotten_when_the_units_change() {
+        let fen = "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1";
+        let root = Position::from_fen(fen, shakmaty::CastlingMode::Standard).unwrap();
+        let after_full = |wipe: bool, keep_corrections: bool| {
+            let mut pool = pool();
+            to_depth(&mut pool, &root, false);
+            if wipe {
+                pool.tt.clear();
+                if !keep_corrections {
+                    pool.main().forget_corrections();
+                }
+                // Searching unscaled with the table already wiped: nothing to clear.
+                pool.table_scaled = None;
+            }
+            let r = to_depth(&mut pool, &root, true);
+            (r.nodes, r.score, r.best)
+        };
+        let by_hand = after_full(true, false);
+        assert_eq!(after_full(false, false), by_hand);
+        assert_ne!(
+            after_full(true, true),
+            by_hand,
+            "corrections change the search"
+        );
     }
 }

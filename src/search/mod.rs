@@ -485,6 +485,13 @@ impl Searcher {
         self.correction.clear();
     }
 
+    /// Forgets the correction history alone: its entries are differences of scores, in the
+    /// units of the searches that wrote them (scaled or not), while the move-ordering
+    /// histories hold no scores and stay.
+    pub fn forget_corrections(&mut self) {
+        self.correction.clear();
+    }
+
     /// Nodes searched by the last search.
     pub fn nodes(&self) -> u64 {
         self.nodes
