@@ -41,9 +41,10 @@ pub struct ThreadPool {
     flags: Arc<SharedFlags>,
     tablebases: Option<Arc<Tablebases>>,
     tb_settings: ProbeSettings,
-    /// Whether the table's entries were written by a search that scaled its evaluations by
-    /// material (`nnue/scale.rs`); `None` for a table no search of this pool has written.
-    table_scaled: Option<bool>,
+    /// Whether the threads' correction histories were written by a search that scaled its
+    /// evaluations by material (`nnue/scale.rs`); `None` when none has written them since
+    /// they were made or cleared. (The table keeps its own units: `TranspositionTable::hold_units`.)
+    corrections_scaled: Option<bool>,
 }
 
 impl ThreadPool {
@@ -56,7 +57,7 @@ impl ThreadPool {
             flags,
             tablebases: None,
             tb_settings: ProbeSettings::default(),
-            table_scaled: None,
+            corrections_scaled: None,
         }
     }
 
@@ -111,9 +112,6 @@ impl ThreadPool {
         for h in self.helpers.iter_mut() {
             h.set_tt(tt.clone());
         }
-        if !Arc::ptr_eq(&self.tt, &tt) {
-            self.table_scaled = None;
-        }
         self.tt = tt;
     }
 
@@ -122,14 +120,14 @@ impl ThreadPool {
     /// that turns `UCI_LimitStrength` on or off in a game, or analyses at a level with
     /// `go infinite`, which searches at full strength).
     fn table_for(&mut self, scaled: bool) {
-        if self.table_scaled == Some(!scaled) {
-            self.tt.clear();
+        self.tt.hold_units(scaled);
+        if self.corrections_scaled == Some(!scaled) {
             self.main.forget_corrections();
             for h in self.helpers.iter_mut() {
                 h.forget_corrections();
             }
         }
-        self.table_scaled = Some(scaled);
+        self.corrections_scaled = Some(scaled);
     }
 
     /// Forgets what every thread learned in earlier games.
@@ -138,6 +136,7 @@ impl ThreadPool {
         for h in self.helpers.iter_mut() {
             h.new_game();
         }
+        self.corrections_scaled = None;
     }
 
     /// Searches at a limited strength (`UCI_LimitStrength`): the main thread alone, whatever
@@ -393,8 +392,8 @@ mod tests {
                 if !keep_corrections {
                     pool.main().forget_corrections();
                 }
-                // Searching unscaled with the table already wiped: nothing to clear.
-                pool.table_scaled = None;
+                // Searching unscaled with the corrections already wiped: nothing to forget.
+                pool.corrections_scaled = None;
             }
             let r = to_depth(&mut pool, &root, true);
             (r.nodes, r.score, r.best)

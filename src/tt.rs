@@ -105,7 +105,15 @@ pub struct TranspositionTable {
     words: ZeroedWords,
     buckets: usize,
     generation: AtomicU8,
+    /// The units of the scores written since the table was made or cleared: [`NO_UNITS`], or
+    /// what [`TranspositionTable::hold_units`] was last told.
+    units: AtomicU8,
 }
+
+/// The `units` of a table no search has claimed since it was made or cleared.
+const NO_UNITS: u8 = 0;
+const SCALED: u8 = 1;
+const UNSCALED: u8 = 2;
 
 /// Bytes per bucket: four entries of two words each.
 const BUCKET_BYTES: usize = BUCKET * 16;
@@ -125,6 +133,7 @@ impl TranspositionTable {
                     words,
                     buckets,
                     generation: AtomicU8::new(0),
+                    units: AtomicU8::new(NO_UNITS),
                 };
             }
             mb /= 2;
@@ -142,6 +151,27 @@ impl TranspositionTable {
             w.store(0, Ordering::Relaxed);
         }
         self.generation.store(0, Ordering::Relaxed);
+        self.units.store(NO_UNITS, Ordering::Relaxed);
+    }
+
+    /// Before a search whose scores are `scaled` by material (`nnue/scale.rs`) or not: a
+    /// table holding entries in the other units is cleared, since they would mislead the
+    /// search, and the table holds this search's units from now on. A table just made or
+    /// cleared (`ucinewgame`, `Clear Hash`) holds none, so the first search after it clears
+    /// nothing again: clearing a large table costs about a second for every 8 GB, taken
+    /// from the clock of the move that does it. Returns whether the table was cleared.
+    pub fn hold_units(&self, scaled: bool) -> bool {
+        let (want, other) = if scaled {
+            (SCALED, UNSCALED)
+        } else {
+            (UNSCALED, SCALED)
+        };
+        let other_held = self.units.load(Ordering::Relaxed) == other;
+        if other_held {
+            self.clear();
+        }
+        self.units.store(want, Ordering::Relaxed);
+        other_held
     }
 
     /// Starts a new search: entries from earlier searches become replaceable sooner.
@@ -284,6 +314,35 @@ mod tests {
         assert_eq!(Entry::unpack(e.pack(27)), Some((e, 27)));
         let e = Entry { pv: false, ..e };
         assert_eq!(Entry::unpack(e.pack(31)), Some((e, 31)));
+    }
+
+    /// A table is cleared when a search in the other units claims it, and only then: never
+    /// when it was just made or cleared (`ucinewgame` clears it before the first search of a
+    /// game, which must not clear it again on its clock), nor for the same units.
+    #[test]
+    fn a_table_is_cleared_only_when_it_holds_the_other_units() {
+        let tt = TranspositionTable::new(1);
+        let entry = Entry {
+            mv: 1,
+            score: 10,
+            eval: 10,
+            depth: 5,
+            bound: Bound::Exact,
+            pv: false,
+        };
+        let key = 0x0123_4567_89ab_cdef;
+        assert!(!tt.hold_units(true), "a new table holds no units");
+        tt.store(key, entry);
+        assert!(!tt.hold_units(true));
+        assert!(tt.probe(key).is_some(), "the same units keep the entries");
+        assert!(tt.hold_units(false));
+        assert!(tt.probe(key).is_none(), "the other units clear them");
+        tt.store(key, entry);
+        tt.clear();
+        assert!(!tt.hold_units(true), "a cleared table holds no units");
+        tt.store(key, entry);
+        assert!(!tt.hold_units(true));
+        assert!(tt.hold_units(false));
     }
 
     #[test]
