@@ -10,7 +10,9 @@
 //! 8+0.08 (200 games; docs/results.md, sessions 72 and 73). Against that first scale, the same
 //! 0.95 at the start and less at the end: 0.60 +3.1 ± 15.8, 0.52 +17.8 ± 14.6, 0.45 +34.0 ±
 //! 19.7 at 25,000 nodes (1,000, 1,271 and 595 games), and 0.45 +23.9 ± 26.9 at 8+0.08 (160
-//! games; session 74).
+//! games; session 74). Around it, level at 25,000 nodes: 0.38 at the end −9.9 ± 16.9 (879
+//! games), 1.00 and 0.85 at the start −0.7 ± 15.3 and −3.1 ± 15.9 (1,000 each; sessions
+//! 74–76); the pruning margins scaled alike −0.9 ± 11.3 (2,000 games, session 76).
 //!
 //! The data generator turns it off (`matscale` in `SCOUT_DISABLE` terms), so that the labels a
 //! net learns from stay in the net's own units; match scores of a scaling Scout are brought back
