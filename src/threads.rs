@@ -119,7 +119,7 @@ impl ThreadPool {
     /// written in the other units are cleared, since their scores would mislead this search (a GUI
     /// that turns `UCI_LimitStrength` on or off in a game, or analyses at a level with
     /// `go infinite`, which searches at full strength).
-    fn table_for(&mut self, scaled: bool) {
+    fn units_for(&mut self, scaled: bool) {
         self.tt.hold_units(scaled);
         if self.corrections_scaled == Some(!scaled) {
             self.main.forget_corrections();
@@ -143,8 +143,8 @@ impl ThreadPool {
     /// `Threads` says, so that a level's node budget means the same with any number of
     /// threads, and without the material scaling (`nnue/scale.rs`), since the levels' budgets,
     /// spreads and margins were calibrated on an unscaled search (README, *Playing at a human
-    /// strength*). Full-strength searches afterwards scale as before; the table is cleared
-    /// whenever the units change (see `table_for`).
+    /// strength*). Full-strength searches afterwards scale as before; the table and the
+    /// correction histories are cleared whenever the units change (see `units_for`).
     pub fn search_at_level(
         &mut self,
         root: &Position,
@@ -155,7 +155,7 @@ impl ThreadPool {
     ) -> SearchResult {
         let mut unscaled = self.main.config();
         unscaled.disable(Feature::MaterialScale);
-        self.table_for(unscaled.scales_material());
+        self.units_for(unscaled.scales_material());
         let main = WithConfig::new(&mut self.main, unscaled);
         main.0.leave_group();
         main.0.search(root, history, limits, time, reporter)
@@ -171,7 +171,7 @@ impl ThreadPool {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
-        self.table_for(self.main.config().scales_material());
+        self.units_for(self.main.config().scales_material());
         if self.helpers.is_empty() {
             self.main.leave_group();
             return self.main.search(root, history, limits, time, reporter);
@@ -245,8 +245,9 @@ impl Drop for Helpers<'_> {
 }
 
 /// A searcher lent with other features for one search: the features it had come back when
-/// the loan ends, however it ends (the UCI worker catches a search that panics and goes on, and
-/// the next search must not inherit a level's configuration).
+/// the loan ends, however it ends. (The UCI worker replaces its whole pool after a search that
+/// panics; a pool kept after one, as `bench` or a test may keep it, must not go on searching
+/// with a level's configuration either.)
 struct WithConfig<'a>(&'a mut Searcher, SearchConfig);
 
 impl<'a> WithConfig<'a> {
@@ -279,11 +280,14 @@ mod tests {
         assert_eq!(pool.threads(), 2);
     }
 
+    /// A pool searching with every feature on, whatever `SCOUT_DISABLE` says.
     fn pool() -> ThreadPool {
-        ThreadPool::new(
+        let mut pool = ThreadPool::new(
             Arc::new(TranspositionTable::new(16)),
             Arc::new(SharedFlags::default()),
-        )
+        );
+        pool.main().set_config(SearchConfig::default());
+        pool
     }
 
     fn to_depth(pool: &mut ThreadPool, root: &Position, level: bool) -> SearchResult {
@@ -336,6 +340,7 @@ mod tests {
         }
         let root = Position::default();
         let mut pool = pool();
+        let before = pool.main().config();
         let limits = Limits {
             depth: Some(3),
             ..Limits::default()
@@ -344,7 +349,8 @@ mod tests {
             pool.search_at_level(&root, &[], limits, TimeManager::infinite(), &mut Panics)
         }));
         assert!(unwound.is_err());
-        assert!(pool.main().config().scales_material());
+        assert!(before.scales_material());
+        assert_eq!(pool.main().config(), before);
     }
 
     /// The table never serves a search entries written in the other units: a level's search
@@ -405,5 +411,43 @@ mod tests {
             by_hand,
             "corrections change the search"
         );
+    }
+
+    /// A game that starts after `ucinewgame` (the controller clears the table, the worker
+    /// calls `new_game`) in the other units than the last search does not clear the table a
+    /// second time: a marker stored in the cleared table survives its first search, in
+    /// either direction; a change of units within a game still clears it.
+    #[test]
+    fn a_new_game_does_not_clear_the_table_again() {
+        use crate::score::Bound;
+        use crate::tt::Entry;
+        let root = Position::default();
+        let marker = Entry {
+            mv: 0,
+            score: 1,
+            eval: 1,
+            depth: 1,
+            bound: Bound::Exact,
+            pv: false,
+        };
+        // A key no position of these searches reaches.
+        let key = 0x5a5a_5a5a_5a5a_5a5a;
+        // One thread, so that the searches are the same every run (and never evict the
+        // marker here).
+        let mut pool = pool();
+        for level in [false, true] {
+            // The last game's last search, in the other units.
+            to_depth(&mut pool, &root, !level);
+            pool.tt.clear();
+            pool.new_game();
+            pool.tt.store(key, marker);
+            to_depth(&mut pool, &root, level);
+            assert!(pool.tt.probe(key).is_some(), "level {level}: cleared again");
+            to_depth(&mut pool, &root, !level);
+            assert!(
+                pool.tt.probe(key).is_none(),
+                "level {level}: not cleared in a game"
+            );
+        }
     }
 }

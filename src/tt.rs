@@ -105,8 +105,8 @@ pub struct TranspositionTable {
     words: ZeroedWords,
     buckets: usize,
     generation: AtomicU8,
-    /// The units of the scores written since the table was made or cleared: [`NO_UNITS`], or
-    /// what [`TranspositionTable::hold_units`] was last told.
+    /// The units of the scores the table holds: [`NO_UNITS`] when it was just made or
+    /// cleared, else those the last search claimed with [`TranspositionTable::hold_units`].
     units: AtomicU8,
 }
 
@@ -159,7 +159,8 @@ impl TranspositionTable {
     /// search, and the table holds this search's units from now on. A table just made or
     /// cleared (`ucinewgame`, `Clear Hash`) holds none, so the first search after it clears
     /// nothing again: clearing a large table costs about a second for every 8 GB, taken
-    /// from the clock of the move that does it. Returns whether the table was cleared.
+    /// from the clock of the move that does it. Returns whether the table was cleared. Call
+    /// it only while no search is running, as `clear`.
     pub fn hold_units(&self, scaled: bool) -> bool {
         let (want, other) = if scaled {
             (SCALED, UNSCALED)
