@@ -327,8 +327,8 @@ mod tests {
     }
 
     /// A level's search that unwinds (here its reporter panics at the first iteration) still
-    /// gives the scaling back: the worker survives a panicking search, and the full-strength
-    /// searches after it must not play unscaled.
+    /// gives the whole configuration back: a pool kept after a panicking search (the UCI worker
+    /// builds a new one; `bench` or a test may not) must not search unscaled from then on.
     #[test]
     fn a_level_that_panics_leaves_the_scaling_on() {
         struct Panics;

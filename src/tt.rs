@@ -162,12 +162,9 @@ impl TranspositionTable {
     /// from the clock of the move that does it. Returns whether the table was cleared. Call
     /// it only while no search is running, as `clear`.
     pub fn hold_units(&self, scaled: bool) -> bool {
-        let (want, other) = if scaled {
-            (SCALED, UNSCALED)
-        } else {
-            (UNSCALED, SCALED)
-        };
-        let other_held = self.units.load(Ordering::Relaxed) == other;
+        let want = if scaled { SCALED } else { UNSCALED };
+        let held = self.units.load(Ordering::Relaxed);
+        let other_held = held != NO_UNITS && held != want;
         if other_held {
             self.clear();
         }

@@ -482,7 +482,7 @@ impl Searcher {
     /// Forgets everything learned in earlier games.
     pub fn new_game(&mut self) {
         self.histories.clear();
-        self.correction.clear();
+        self.forget_corrections();
     }
 
     /// Forgets the correction history alone: its entries are differences of scores, in the
