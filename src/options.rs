@@ -195,6 +195,10 @@ pub enum Effect {
     /// `Syzygy50MoveRule` changed: clear the table quietly (stored scores of cursed wins and
     /// blessed losses meant the other rule).
     StaleScores,
+    /// `UCI_LimitStrength` changed: the searches to come score in the other units (a level
+    /// searches without the material scaling), so the table and the correction histories
+    /// are brought to them now, before the next move's clock runs.
+    StrengthSwitched,
     /// `Threads`: start or stop helpers to have `threads`.
     SetThreads,
     /// `UCI_Chess960` given: re-read the position in the new mode.
@@ -303,10 +307,13 @@ impl Options {
                 _ => Effect::Nothing,
             }
         } else if is(LIMIT_STRENGTH.name) {
-            if let Some(b) = boolean() {
-                self.limit_strength = b;
+            match boolean() {
+                Some(b) if b != self.limit_strength => {
+                    self.limit_strength = b;
+                    Effect::StrengthSwitched
+                }
+                _ => Effect::Nothing,
             }
-            Effect::Nothing
         } else if is(ELO.name) {
             if let Some(n) = number(ELO) {
                 self.elo = n as u32;
@@ -457,6 +464,15 @@ mod tests {
             Effect::Nothing
         );
         assert!(!o.syzygy.rule50);
+        // A level searches in other units than full strength: switching says so, once.
+        for (value, effect) in [
+            ("true", Effect::StrengthSwitched),
+            ("true", Effect::Nothing),
+            ("false", Effect::StrengthSwitched),
+            ("false", Effect::Nothing),
+        ] {
+            assert_eq!(o.set("UCI_LimitStrength", Some(value), &warn), effect);
+        }
         assert_eq!(o.set("Clear Hash", None, &warn), Effect::ClearHash);
         assert_eq!(o.set("Contempt", Some("10"), &warn), Effect::Unknown);
         // Three refusals or clamps were reported: "lots", Threads 0 and UCI_Elo 99999.

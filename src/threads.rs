@@ -130,6 +130,16 @@ impl ThreadPool {
         self.corrections_scaled = Some(scaled);
     }
 
+    /// Brings the table and the correction histories to the units of the searches to come, at
+    /// a level (`UCI_LimitStrength`, unscaled) or at full strength, when the GUI switches
+    /// between them (`setoption`): the clearing is then done off the clock, not by the next
+    /// move's search on its own time. (Analysis at a level, `go infinite`, searches at full
+    /// strength and still switches at its start.)
+    pub fn prepare_units(&mut self, level: bool) {
+        let scaled = !level && self.main.config().scales_material();
+        self.units_for(scaled);
+    }
+
     /// Forgets what every thread learned in earlier games.
     pub fn new_game(&mut self) {
         self.main.new_game();
@@ -417,12 +427,16 @@ mod tests {
     /// calls `new_game`) in the other units than the last search does not clear the table a
     /// second time: a marker stored in the cleared table survives its first search, in
     /// either direction; a change of units within a game still clears it.
-    #[test]
-    fn a_new_game_does_not_clear_the_table_again() {
+    /// A key no position of the searches in these tests reaches.
+    const MARKER_KEY: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+
+    /// Stores an entry at `MARKER_KEY`: it is gone once the table has been cleared. (The tests'
+    /// pools search with one thread, so that their searches are the same every run and never
+    /// evict it.)
+    fn mark(tt: &TranspositionTable) {
         use crate::score::Bound;
         use crate::tt::Entry;
-        let root = Position::default();
-        let marker = Entry {
+        let entry = Entry {
             mv: 0,
             score: 1,
             eval: 1,
@@ -430,23 +444,59 @@ mod tests {
             bound: Bound::Exact,
             pv: false,
         };
-        // A key no position of these searches reaches.
-        let key = 0x5a5a_5a5a_5a5a_5a5a;
-        // One thread, so that the searches are the same every run (and never evict the
-        // marker here).
+        tt.store(MARKER_KEY, entry);
+    }
+
+    #[test]
+    fn a_new_game_does_not_clear_the_table_again() {
+        let root = Position::default();
         let mut pool = pool();
         for level in [false, true] {
             // The last game's last search, in the other units.
             to_depth(&mut pool, &root, !level);
             pool.tt.clear();
             pool.new_game();
-            pool.tt.store(key, marker);
+            mark(&pool.tt);
             to_depth(&mut pool, &root, level);
-            assert!(pool.tt.probe(key).is_some(), "level {level}: cleared again");
+            assert!(
+                pool.tt.probe(MARKER_KEY).is_some(),
+                "level {level}: cleared again"
+            );
             to_depth(&mut pool, &root, !level);
             assert!(
-                pool.tt.probe(key).is_none(),
+                pool.tt.probe(MARKER_KEY).is_none(),
                 "level {level}: not cleared in a game"
+            );
+        }
+    }
+
+    /// A switch between a level and full strength announced at `setoption` (`prepare_units`)
+    /// clears the table and the correction histories then, off the clock, and the first search
+    /// after it clears nothing more, in either direction; announcing the units the table
+    /// already holds clears nothing.
+    #[test]
+    fn a_switch_of_level_clears_before_the_next_search() {
+        let root = Position::default();
+        let mut pool = pool();
+        for level in [false, true] {
+            to_depth(&mut pool, &root, !level);
+            mark(&pool.tt);
+            pool.prepare_units(!level);
+            assert!(
+                pool.tt.probe(MARKER_KEY).is_some(),
+                "level {level}: same units"
+            );
+            pool.prepare_units(level);
+            assert!(
+                pool.tt.probe(MARKER_KEY).is_none(),
+                "level {level}: not cleared at the switch"
+            );
+            assert_eq!(pool.corrections_scaled, Some(!level));
+            mark(&pool.tt);
+            to_depth(&mut pool, &root, level);
+            assert!(
+                pool.tt.probe(MARKER_KEY).is_some(),
+                "level {level}: cleared again by the search"
             );
         }
     }

@@ -269,6 +269,13 @@ impl Controller {
                 emit(&uci::info_string("hash table cleared"));
             }
             Effect::StaleScores => self.tt.clear(),
+            Effect::StrengthSwitched => {
+                self.send(Job::Units {
+                    tt: self.tt.clone(),
+                    level: self.options.limit_strength,
+                });
+                self.wait_idle();
+            }
             Effect::SetThreads => {
                 self.send(Job::SetThreads(self.options.threads));
                 self.wait_idle();

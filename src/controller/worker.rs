@@ -56,6 +56,12 @@ pub(super) enum Job {
     SetThreads(usize),
     /// Evaluate with this network from now on.
     SetNetwork(Arc<Network>),
+    /// The searches to come are at a level (`true`) or at full strength: bring this table
+    /// and the correction histories to their units now.
+    Units {
+        tt: Arc<TranspositionTable>,
+        level: bool,
+    },
 }
 
 /// Starts the search thread. Jobs are sent on the first channel; the second receives one
@@ -158,6 +164,10 @@ fn worker(jobs: Receiver<Job>, done: Sender<()>, flags: Arc<SharedFlags>) {
             Job::SetTt(tt) => pool.set_tt(tt),
             Job::SetThreads(n) => pool.set_threads(n),
             Job::SetNetwork(net) => pool.set_network(net),
+            Job::Units { tt, level } => {
+                pool.set_tt(tt);
+                pool.prepare_units(level);
+            }
         }
         if done.send(()).is_err() {
             break;
