@@ -423,10 +423,6 @@ mod tests {
         );
     }
 
-    /// A game that starts after `ucinewgame` (the controller clears the table, the worker
-    /// calls `new_game`) in the other units than the last search does not clear the table a
-    /// second time: a marker stored in the cleared table survives its first search, in
-    /// either direction; a change of units within a game still clears it.
     /// A key no position of the searches in these tests reaches.
     const MARKER_KEY: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 
@@ -447,6 +443,10 @@ mod tests {
         tt.store(MARKER_KEY, entry);
     }
 
+    /// A game that starts after `ucinewgame` (the controller clears the table, the worker
+    /// calls `new_game`) in the other units than the last search does not clear the table a
+    /// second time: a marker stored in the cleared table survives its first search, in
+    /// either direction; a change of units within a game still clears it.
     #[test]
     fn a_new_game_does_not_clear_the_table_again() {
         let root = Position::default();

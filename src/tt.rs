@@ -159,8 +159,9 @@ impl TranspositionTable {
     /// search, and the table holds this search's units from now on. A table just made or
     /// cleared (`ucinewgame`, `Clear Hash`) holds none, so the first search after it clears
     /// nothing again: clearing a large table costs about a second for every 8 GB, taken
-    /// from the clock of the move that does it. Returns whether the table was cleared. Call
-    /// it only while no search is running, as `clear`.
+    /// from the clock of the move that does it (a switch of level announces its units at
+    /// `setoption` instead: `ThreadPool::prepare_units`). Returns whether the table was
+    /// cleared. Call it only while no search is running, as `clear`.
     pub fn hold_units(&self, scaled: bool) -> bool {
         let want = if scaled { SCALED } else { UNSCALED };
         let held = self.units.load(Ordering::Relaxed);
