@@ -115,11 +115,15 @@ impl ThreadPool {
         self.tt = tt;
     }
 
-    /// Before a search whose evaluations are `scaled` or not: a table and correction histories
-    /// written in the other units are cleared, since their scores would mislead this search (a GUI
-    /// that turns `UCI_LimitStrength` on or off in a game, or analyses at a level with
-    /// `go infinite`, which searches at full strength).
-    fn units_for(&mut self, scaled: bool) {
+    /// Brings the table and the correction histories to the units of a search at a level
+    /// (`level`: unscaled) or at full strength (scaled unless the configuration turns the
+    /// scaling off): written in the other units, they are cleared, since their scores would
+    /// mislead it. Every search calls it first, and so does a switch of `UCI_LimitStrength` at
+    /// `setoption`, so that a game that switches clears there, off the clock, and its next
+    /// move's search finds them in its units already. (Analysis at a level, `go infinite`,
+    /// searches at full strength and switches at its start.)
+    pub fn prepare_units(&mut self, level: bool) {
+        let scaled = !level && self.main.config().scales_material();
         self.tt.hold_units(scaled);
         if self.corrections_scaled == Some(!scaled) {
             self.main.forget_corrections();
@@ -128,16 +132,6 @@ impl ThreadPool {
             }
         }
         self.corrections_scaled = Some(scaled);
-    }
-
-    /// Brings the table and the correction histories to the units of the searches to come, at
-    /// a level (`UCI_LimitStrength`, unscaled) or at full strength, when the GUI switches
-    /// between them (`setoption`): the clearing is then done off the clock, not by the next
-    /// move's search on its own time. (Analysis at a level, `go infinite`, searches at full
-    /// strength and still switches at its start.)
-    pub fn prepare_units(&mut self, level: bool) {
-        let scaled = !level && self.main.config().scales_material();
-        self.units_for(scaled);
     }
 
     /// Forgets what every thread learned in earlier games.
@@ -154,7 +148,7 @@ impl ThreadPool {
     /// threads, and without the material scaling (`nnue/scale.rs`), since the levels' budgets,
     /// spreads and margins were calibrated on an unscaled search (README, *Playing at a human
     /// strength*). Full-strength searches afterwards scale as before; the table and the
-    /// correction histories are cleared whenever the units change (see `units_for`).
+    /// correction histories are cleared whenever the units change (see `prepare_units`).
     pub fn search_at_level(
         &mut self,
         root: &Position,
@@ -163,9 +157,9 @@ impl ThreadPool {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
+        self.prepare_units(true);
         let mut unscaled = self.main.config();
         unscaled.disable(Feature::MaterialScale);
-        self.units_for(unscaled.scales_material());
         let main = WithConfig::new(&mut self.main, unscaled);
         main.0.leave_group();
         main.0.search(root, history, limits, time, reporter)
@@ -181,7 +175,7 @@ impl ThreadPool {
         time: TimeManager,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
-        self.units_for(self.main.config().scales_material());
+        self.prepare_units(false);
         if self.helpers.is_empty() {
             self.main.leave_group();
             return self.main.search(root, history, limits, time, reporter);
@@ -443,6 +437,11 @@ mod tests {
         tt.store(MARKER_KEY, entry);
     }
 
+    /// Whether the marker is still in the table.
+    fn marked(tt: &TranspositionTable) -> bool {
+        tt.probe(MARKER_KEY).is_some()
+    }
+
     /// A game that starts after `ucinewgame` (the controller clears the table, the worker
     /// calls `new_game`) in the other units than the last search does not clear the table a
     /// second time: a marker stored in the cleared table survives its first search, in
@@ -458,15 +457,9 @@ mod tests {
             pool.new_game();
             mark(&pool.tt);
             to_depth(&mut pool, &root, level);
-            assert!(
-                pool.tt.probe(MARKER_KEY).is_some(),
-                "level {level}: cleared again"
-            );
+            assert!(marked(&pool.tt), "level {level}: cleared again");
             to_depth(&mut pool, &root, !level);
-            assert!(
-                pool.tt.probe(MARKER_KEY).is_none(),
-                "level {level}: not cleared in a game"
-            );
+            assert!(!marked(&pool.tt), "level {level}: not cleared in a game");
         }
     }
 
@@ -482,20 +475,17 @@ mod tests {
             to_depth(&mut pool, &root, !level);
             mark(&pool.tt);
             pool.prepare_units(!level);
-            assert!(
-                pool.tt.probe(MARKER_KEY).is_some(),
-                "level {level}: same units"
-            );
+            assert!(marked(&pool.tt), "level {level}: same units");
             pool.prepare_units(level);
             assert!(
-                pool.tt.probe(MARKER_KEY).is_none(),
+                !marked(&pool.tt),
                 "level {level}: not cleared at the switch"
             );
             assert_eq!(pool.corrections_scaled, Some(!level));
             mark(&pool.tt);
             to_depth(&mut pool, &root, level);
             assert!(
-                pool.tt.probe(MARKER_KEY).is_some(),
+                marked(&pool.tt),
                 "level {level}: cleared again by the search"
             );
         }
