@@ -11,11 +11,15 @@
 //!   of `exp(-d / spread)`, and never when `d` exceeds the level's `margin`. Small inaccuracies
 //!   are common at low levels, a move the search sees losing a piece never is.
 //!
-//! The table below was measured in games against Stockfish 15.1's own levels at 5+0.05 with
+//! The table was measured in games against Stockfish 15.1's own levels at 5+0.05 with
 //! generation 3 built in (session 17; the README's calibration table, docs/results.md has the
 //! series that set it) and checked with generation 4 (session 23: levels 1600, 2400 and 2700
-//! gained 10–76 Elo over themselves with generation 3, all still within 100 of their names).
-//! Between two rows the node budget is interpolated geometrically, the rest linearly.
+//! gained 10–76 Elo over themselves with generation 3). With generation 7 and the searches since,
+//! the same budgets played about 105 Elo above the generation 3 build's levels at 1600 and 2400
+//! (session 78), and half a budget cost 180–190 Elo there, so the budgets from 1320 to 2400 are
+//! two thirds of the calibrated ones: level 1600 is then level with the calibrated build's
+//! (0.0 ± 45.2, 200 games). Between two rows the node budget is interpolated geometrically, the
+//! rest linearly.
 
 use rand::{Rng, RngExt};
 
@@ -45,10 +49,10 @@ pub struct Level {
 /// Four lines to depth 2 take about 400 nodes (median of the bench positions; 1,400 at the 90th
 /// percentile), to depth 3 about 750, depth 4 1,700, depth 5 3,000, depth 7 12,000.
 const TABLE: [(u32, u64, usize, f64, i32); 6] = [
-    (1320, 1_000, 4, 90.0, 200),
-    (1600, 4_500, 4, 50.0, 140),
-    (2000, 14_000, 4, 34.0, 100),
-    (2400, 64_000, 4, 15.0, 50),
+    (1320, 670, 4, 90.0, 200),
+    (1600, 3_000, 4, 50.0, 140),
+    (2000, 9_300, 4, 34.0, 100),
+    (2400, 42_500, 4, 15.0, 50),
     (2700, 110_000, 2, 6.0, 25),
     (3000, 600_000, 1, 0.0, 0),
 ];
