@@ -18,10 +18,14 @@
 //! the same budgets played about 105 Elo above the generation 3 build's levels at 1600 and 2400
 //! (session 78), and half a budget cost 180–190 Elo there, so the budgets from 1320 to 2400 are
 //! two thirds of the calibrated ones: levels 1600 and 2400 then measured 0.0 ± 45.2 and +40.1 ±
-//! 46.0 against the calibrated build's (200 games each). Level 2700 was +168 there, and −85 on
+//! 46.0 against the calibrated build's (200 games each), and levels 1320 and 2000 +12.2 ± 43.7
+//! and +36.6 ± 41.9 (session 79, 200 games each). Level 2700 was +168 there, and −85 on
 //! half its budget: on 70,000 nodes (from 110,000), where the two meet, it measured +45.4 ±
-//! 53.9 (100 games). Level 3000 was not rechecked. Between two rows the node budget is interpolated
-//! geometrically, the rest linearly.
+//! 53.9 (100 games). Level 3000 (one line) was +225.7 ± 117.6 on its 600,000 nodes (21 games),
+//! and about 190 Elo a doubling below (150,000 to 280,000 nodes, 100 games); its budget became
+//! 220,000, near where the fit of them crosses zero, and measured +44.5 ± 67.6 there (55 games,
+//! session 79). Between two rows the node budget is interpolated geometrically, the rest
+//! linearly.
 
 use rand::{Rng, RngExt};
 
@@ -56,7 +60,7 @@ const TABLE: [(u32, u64, usize, f64, i32); 6] = [
     (2000, 9_300, 4, 34.0, 100),
     (2400, 42_500, 4, 15.0, 50),
     (2700, 70_000, 2, 6.0, 25),
-    (3000, 600_000, 1, 0.0, 0),
+    (3000, 220_000, 1, 0.0, 0),
 ];
 
 /// The level for a requested Elo (clamped to `MIN_ELO..=MAX_ELO`).
