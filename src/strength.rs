@@ -11,21 +11,13 @@
 //!   of `exp(-d / spread)`, and never when `d` exceeds the level's `margin`. Small inaccuracies
 //!   are common at low levels, a move the search sees losing a piece never is.
 //!
-//! The table was measured in games against Stockfish 15.1's own levels at 5+0.05 with
-//! generation 3 built in (session 17; the README's calibration table, docs/results.md has the
-//! series that set it) and checked with generation 4 (session 23: levels 1600, 2400 and 2700
-//! gained 10–76 Elo over themselves with generation 3). With generation 7 and the searches since,
-//! the same budgets played about 105 Elo above the generation 3 build's levels at 1600 and 2400
-//! (session 78), and half a budget cost 180–190 Elo there, so the budgets from 1320 to 2400 are
-//! two thirds of the calibrated ones: levels 1600 and 2400 then measured 0.0 ± 45.2 and +40.1 ±
-//! 46.0 against the calibrated build's (200 games each), and levels 1320 and 2000 +12.2 ± 43.7
-//! and +36.6 ± 41.9 (session 79, 200 games each). Level 2700 was +168 there, and −85 on
-//! half its budget: on 70,000 nodes (from 110,000), where the two meet, it measured +45.4 ±
-//! 53.9 (100 games). Level 3000 (one line) was +225.7 ± 117.6 on its 600,000 nodes (21 games),
-//! and about 190 Elo a doubling below (150,000 to 280,000 nodes, 100 games); its budget became
-//! 220,000, near where the fit of them crosses zero, and measured +44.5 ± 67.6 there (55 games,
-//! session 79). Between two rows the node budget is interpolated geometrically, the rest
-//! linearly.
+//! The table was calibrated in games against Stockfish 15.1's own levels at 5+0.05 with
+//! generation 3 built in (session 17). As the net and the search grew stronger, each budget has
+//! been re-fitted so that a level plays level with the same level of that calibrated build
+//! (commit 699e841, node-bound games at 60+0.6): every row measured within about 50 Elo
+//! of it with generation 7 (sessions 78–79). The series, with their error bars, are in the
+//! README (*Playing at a human strength*) and docs/results.md. Between two rows the node budget
+//! is interpolated geometrically, the rest linearly.
 
 use rand::{Rng, RngExt};
 
