@@ -1,5 +1,5 @@
 //! Build script: chooses the net built into the binary. By default it is the current
-//! generation, `nets/gen7.nnue` (README, *Generations*); the environment variable
+//! generation, `nets/gen9.nnue` (README, *Generations*); the environment variable
 //! `SCOUT_EVALFILE` names another net file, which is how `make EVALFILE=...` (and so an
 //! OpenBench worker testing a network) builds Scout with it. The file must at least be a Scout
 //! net file (its magic); the engine checks the rest when it first reads it.
@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// The net built in unless `SCOUT_EVALFILE` says otherwise.
-const DEFAULT_NET: &str = "nets/gen7.nnue";
+const DEFAULT_NET: &str = "nets/gen9.nnue";
 
 fn main() {
     println!("cargo:rerun-if-env-changed=SCOUT_EVALFILE");
