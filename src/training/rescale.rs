@@ -333,13 +333,16 @@ mod tests {
 
     #[test]
     fn like_finds_the_inverse_of_a_known_scale() {
-        let base = nnue::default_network();
-        let (reference, _) = scaled(&base, 0.6);
-        let (net, _) = scaled(&base, 0.8);
+        // The net itself against its own 0.8: the net is not rounded again before its
+        // slope is read, and scaled back it meets the reference's rounding almost weight for
+        // weight, whatever the built-in net's output weights are (small ones make a scale
+        // rounded twice drift by several per cent).
+        let net = nnue::default_network();
+        let (reference, _) = scaled(&net, 0.8);
         let positions = positions();
         let (s, n) = slope(&net, &reference, &positions);
         assert!(n >= 6, "{n}");
-        assert!((s - 0.8 / 0.6).abs() < 0.05, "{s}");
+        assert!((s - 1.0 / 0.8).abs() < 0.05, "{s}");
         // Scaled by the inverse of the slope, the net has the reference's scale.
         let (matched, clipped) = scaled(&net, 1.0 / s);
         assert_eq!(clipped, 0);
